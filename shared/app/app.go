@@ -1,0 +1,60 @@
+// Package app is the cold-start wiring every function shares: configuration, the logger, the AWS
+// clients, and serving the function's handler with the per-request log line.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/screenagent/backend/shared/awsconfig"
+	"github.com/screenagent/backend/shared/config"
+	"github.com/screenagent/backend/shared/httpapi"
+	"github.com/screenagent/backend/shared/lambdahttp"
+	"github.com/screenagent/backend/shared/logging"
+)
+
+// App holds what a function builds once per cold start.
+type App struct {
+	Config   config.Config
+	Logger   *slog.Logger
+	DynamoDB *dynamodb.Client
+}
+
+// New loads the configuration (failing when a required variable is missing) and builds the
+// logger and the DynamoDB client.
+func New(ctx context.Context, required ...string) (*App, error) {
+	cfg, err := config.Load(required...)
+	if err != nil {
+		return nil, err
+	}
+	awsCfg, err := awsconfig.Load(ctx, cfg.DynamoDBEndpoint)
+	if err != nil {
+		return nil, err
+	}
+	return &App{
+		Config:   cfg,
+		Logger:   logging.New(os.Stdout, cfg.LogLevel),
+		DynamoDB: awsconfig.DynamoDB(awsCfg, cfg.DynamoDBEndpoint),
+	}, nil
+}
+
+// Main is a function's main: it builds the App and the route's handler, then serves it. An init
+// failure is logged as one JSON line and exits non-zero, which Lambda reports as an init error.
+func Main(route string, required []string, build func(context.Context, *App) (http.Handler, error)) {
+	ctx := context.Background()
+	a, err := New(ctx, required...)
+	var h http.Handler
+	if err == nil {
+		h, err = build(ctx, a)
+	}
+	if err != nil {
+		logging.New(os.Stderr, slog.LevelInfo).Error("init failed", "route", route, "error", fmt.Sprint(err))
+		os.Exit(1)
+	}
+	lambdahttp.Start(httpapi.Logged(a.Logger, route, h))
+}

@@ -1,0 +1,72 @@
+package config
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		name     string
+		env      map[string]string
+		required []string
+		wantErr  []string
+	}{
+		{"all present", map[string]string{EnvTasksTable: "Tasks", EnvLogLevel: "debug"}, []string{EnvTasksTable}, nil},
+		{"missing required are all named", map[string]string{}, []string{EnvTasksTable, EnvAccountsTable},
+			[]string{"missing required environment variables: TASKS_TABLE, ACCOUNTS_TABLE"}},
+		{"blank counts as missing", map[string]string{EnvTasksTable: "  "}, []string{EnvTasksTable}, []string{"TASKS_TABLE"}},
+		{"bad endpoint", map[string]string{EnvDynamoDBEndpoint: "localhost:8000"}, nil, []string{"DYNAMODB_ENDPOINT must be an absolute http(s) URL"}},
+		{"bad base url", map[string]string{EnvOpenAIBaseURL: "ftp://x"}, nil, []string{"OPENAI_BASE_URL"}},
+		{"bad log level", map[string]string{EnvLogLevel: "LOUD"}, nil, []string{"LOG_LEVEL"}},
+		{"problems are reported together", map[string]string{EnvLogLevel: "LOUD"}, []string{EnvTasksTable}, []string{"TASKS_TABLE", "LOG_LEVEL"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(envOf(tc.env), tc.required...)
+			if len(tc.wantErr) == 0 {
+				if err != nil {
+					t.Fatalf("Parse() error = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Parse() error = nil, want one mentioning %v", tc.wantErr)
+			}
+			for _, w := range tc.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("Parse() error = %q, want it to contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestParseReadsValues(t *testing.T) {
+	c, err := Parse(envOf(map[string]string{
+		EnvTasksTable: "T", EnvDynamoDBEndpoint: "http://127.0.0.1:8000", EnvOpenAIBaseURL: "https://api.example/v1",
+		EnvOpenAIModel: "m", EnvOpenAIAPIKey: "k", EnvLogLevel: "WARN",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.TasksTable != "T" || c.DynamoDBEndpoint != "http://127.0.0.1:8000" || c.LogLevel != slog.LevelWarn {
+		t.Errorf("got %+v, want the values given", c)
+	}
+	if !c.LLMConfigured() {
+		t.Errorf("LLMConfigured() = false, want true with base URL, model and key")
+	}
+	c.OpenAIAPIKey = ""
+	if c.LLMConfigured() {
+		t.Errorf("LLMConfigured() = true, want false without a key or secret")
+	}
+	c.OpenAIAPIKeySecret = "arn:aws:secretsmanager:eu-west-1:1:secret:x"
+	if !c.LLMConfigured() {
+		t.Errorf("LLMConfigured() = false, want true with a secret ARN")
+	}
+}

@@ -1,0 +1,99 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+)
+
+// MaxBodyBytes caps every request body (1 MiB).
+const MaxBodyBytes = 1 << 20
+
+// ReadBody reads the request body up to MaxBodyBytes; a larger body is 413 PAYLOAD_TOO_LARGE.
+func ReadBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if err != nil {
+		return nil, Wrap(CodeInvalidRequest, "The request body could not be read.", err)
+	}
+	if len(body) > MaxBodyBytes {
+		return nil, &Error{
+			Code:    CodePayloadTooLarge,
+			Message: fmt.Sprintf("The request body exceeds %d bytes.", MaxBodyBytes),
+			Details: map[string]any{"field": "body", "reason": fmt.Sprintf("larger than %d bytes", MaxBodyBytes)},
+		}
+	}
+	return body, nil
+}
+
+// DecodeJSON reads a JSON object body into dst. Bad JSON, a wrong type or trailing data are
+// 400 VALIDATION_ERROR naming the field; a non-JSON content type is 415; an oversized body is 413.
+// Unknown fields are ignored, as clients may send more than a route reads.
+func DecodeJSON(r *http.Request, dst any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+			return NewError(CodeUnsupportedMediaType, "The request body must be application/json.")
+		}
+	}
+	body, err := ReadBody(r)
+	if err != nil {
+		return err
+	}
+	return Unmarshal(body, dst)
+}
+
+// Unmarshal decodes one JSON value from body into dst with the errors of DecodeJSON.
+func Unmarshal(body []byte, dst any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return Validation("body", "is required")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Validation("body", "must contain a single JSON value")
+	}
+	return nil
+}
+
+func decodeError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr):
+		field := typeErr.Field
+		if field == "" {
+			field = "body"
+		}
+		return Validation(field, fmt.Sprintf("must be %s", jsonTypeName(typeErr.Type.Kind().String())))
+	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
+		return Validation("body", "is not valid JSON")
+	default:
+		return Validation("body", "is not valid JSON")
+	}
+}
+
+func jsonTypeName(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "struct", "map":
+		return "an object"
+	case "slice", "array":
+		return "an array"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "float32", "float64":
+		return "a number"
+	}
+	return "of another type"
+}
