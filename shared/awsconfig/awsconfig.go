@@ -5,6 +5,7 @@ package awsconfig
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -15,21 +16,20 @@ import (
 )
 
 // Load returns the default AWS configuration with X-Ray instrumentation. When dynamoEndpoint is
-// set (DynamoDB Local) and no credentials are configured, it falls back to static dummy
-// credentials and a default region, which DynamoDB Local accepts.
+// set (DynamoDB Local) and no credentials are configured in the environment, it uses static dummy
+// credentials and a default region, which DynamoDB Local accepts; this also keeps the SDK from
+// probing the EC2 metadata service, which is slow and noisy off AWS.
 func Load(ctx context.Context, dynamoEndpoint string) (aws.Config, error) {
 	var opts []func(*config.LoadOptions) error
 	if dynamoEndpoint != "" {
 		opts = append(opts, config.WithDefaultRegion("us-east-1"))
+		if os.Getenv("AWS_ACCESS_KEY_ID") == "" && os.Getenv("AWS_PROFILE") == "" {
+			opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+		}
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		return aws.Config{}, fmt.Errorf("load aws config: %w", err)
-	}
-	if dynamoEndpoint != "" {
-		if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
-			cfg.Credentials = credentials.NewStaticCredentialsProvider("local", "local", "")
-		}
 	}
 	tracing.InstrumentAWS(&cfg)
 	return cfg, nil

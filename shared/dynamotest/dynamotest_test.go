@@ -1,0 +1,90 @@
+package dynamotest
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/screenagent/backend/shared/sam"
+)
+
+func TestMain(m *testing.M) { Main(m) }
+
+func TestNew(t *testing.T) {
+	tmpl, err := template()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first *DB
+	t.Run("tables", func(t *testing.T) {
+		db := New(t)
+		first = db
+		if got, want := db.Endpoint, Endpoint(); got == "" || got != want {
+			t.Errorf("Endpoint = %q, want %q (non-empty)", got, want)
+		}
+		if got, want := len(db.Tables), len(tmpl.Tables()); got != want {
+			t.Errorf("got %d tables, want %d", got, want)
+		}
+		for _, def := range tmpl.Tables() {
+			name := db.Tables[def.LogicalID]
+			if _, err := db.Client.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(name)}); err != nil {
+				t.Errorf("DescribeTable %s (%s): %v", name, def.LogicalID, err)
+			}
+		}
+	})
+	t.Run("cleanup deleted the tables", func(t *testing.T) {
+		out, err := first.Client.ListTables(context.Background(), &dynamodb.ListTablesInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range first.Tables {
+			if slices.Contains(out.TableNames, name) {
+				t.Errorf("table %s still exists after the test ended", name)
+			}
+		}
+	})
+	t.Run("tests get distinct tables", func(t *testing.T) {
+		a, b := New(t), New(t)
+		for id, name := range a.Tables {
+			if b.Tables[id] == name {
+				t.Errorf("two DBs share table %s", name)
+			}
+		}
+	})
+}
+
+func TestEnv(t *testing.T) {
+	tmpl, err := template()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := New(t)
+
+	// Independently of New's resolution: the Globals variables that are a plain !Ref to a table.
+	want := map[string]string{"DYNAMODB_ENDPOINT": db.Endpoint}
+	for k, v := range globalVariables(tmpl) {
+		ref, ok := v.(sam.Intrinsic)
+		if !ok || ref.Name != "Ref" {
+			continue
+		}
+		id, _ := ref.Arg.(string)
+		if tmpl.Resources[id].Type == "AWS::DynamoDB::Table" {
+			want[k] = db.Tables[id]
+		}
+	}
+	if len(db.Env) != len(want) {
+		t.Errorf("Env = %v, want %v", db.Env, want)
+	}
+	for k, v := range want {
+		if got := db.Env[k]; got != v {
+			t.Errorf("Env[%s] = %q, want %q", k, got, v)
+		}
+	}
+	// The configuration names are a contract between the template and the code (DESIGN.md).
+	if got, want := db.Env["TASKS_TABLE"], db.Tables["TasksTable"]; got == "" || got != want {
+		t.Errorf("Env[TASKS_TABLE] = %q, want %q", got, want)
+	}
+}
