@@ -61,23 +61,33 @@ func (t *Template) ResolveString(v any, env Env) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if s, ok := r.([]any); ok {
-		return strings.Join(strs(s), ","), nil
-	}
-	return scalarString(r), nil
+	return renderString(r), nil
 }
 
-// ResolveEnvironment resolves a function's environment variables to strings.
+// ResolveEnvironment resolves a function's environment variables to strings. A variable that
+// resolves to AWS::NoValue is left out, as CloudFormation does.
 func (t *Template) ResolveEnvironment(f Function, env Env) (map[string]string, error) {
 	out := make(map[string]string, len(f.Environment))
 	for k, v := range f.Environment {
-		s, err := t.ResolveString(v, env)
+		r, err := t.Resolve(v, env)
 		if err != nil {
 			return nil, fmt.Errorf("%s environment %s: %w", f.LogicalID, k, err)
 		}
-		out[k] = s
+		if r != noValue {
+			out[k] = renderString(r)
+		}
 	}
 	return out, nil
+}
+
+func renderString(r any) string {
+	if s, ok := r.([]any); ok {
+		return strings.Join(strs(s), ",")
+	}
+	if r == noValue {
+		return ""
+	}
+	return scalarString(r)
 }
 
 type noValueType struct{}

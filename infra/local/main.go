@@ -1,0 +1,246 @@
+// Command local runs the project on one machine without Docker:
+//
+//	local run            DynamoDB Local + tables + demo account + the API emulator (make run)
+//	local invoke         one invocation of a function with an event file (make invoke)
+//	local with-dynamodb  a command with a fresh DynamoDB Local in DYNAMODB_TEST_ENDPOINT (make test)
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/screenagent/backend/infra/ddblocal"
+	"github.com/screenagent/backend/infra/emulator"
+	"github.com/screenagent/backend/infra/tables"
+	"github.com/screenagent/backend/shared/awsconfig"
+	"github.com/screenagent/backend/shared/logging"
+	"github.com/screenagent/backend/shared/sam"
+)
+
+const usage = `usage:
+  local run [--addr 127.0.0.1:3000] [--dynamodb-port 8000] [--env-vars infra/env.json]
+  local invoke --function <folder or logical ID> [--event FILE] [--dynamodb-endpoint URL]
+  local with-dynamodb -- COMMAND [ARGS...]`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logger := logging.New(os.Stderr, slog.LevelInfo)
+
+	var err error
+	code := 1
+	switch os.Args[1] {
+	case "run":
+		err = run(ctx, logger, os.Args[2:])
+	case "invoke":
+		err = invoke(ctx, logger, os.Args[2:])
+	case "with-dynamodb":
+		code, err = withDynamoDB(ctx, os.Args[2:])
+	default:
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "local:", err)
+		os.Exit(code)
+	}
+	os.Exit(0)
+}
+
+// project is the repository root and its template.
+type project struct {
+	root string
+	tmpl *sam.Template
+}
+
+func loadProject() (project, error) {
+	root, err := ddblocal.RepoRoot()
+	if err != nil {
+		return project{}, err
+	}
+	tmpl, err := sam.Load(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		return project{}, err
+	}
+	return project{root: root, tmpl: tmpl}, nil
+}
+
+func (p project) emulator(logger *slog.Logger, envFile, dynamoEndpoint string, names map[string]string) (*emulator.Emulator, error) {
+	if envFile != "" && !filepath.IsAbs(envFile) {
+		envFile = filepath.Join(p.root, envFile)
+	}
+	if _, err := os.Stat(envFile); envFile != "" && err != nil {
+		return nil, fmt.Errorf("env vars file: %w", err)
+	}
+	return emulator.New(emulator.Config{
+		Template:  p.tmpl,
+		Root:      p.root,
+		Env:       sam.Env{Resources: names},
+		EnvFile:   envFile,
+		Overrides: map[string]string{"DYNAMODB_ENDPOINT": dynamoEndpoint},
+		BuildDir:  filepath.Join(p.root, ".local", "build"),
+		Logger:    logger,
+	})
+}
+
+func run(ctx context.Context, logger *slog.Logger, args []string) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:3000", "address the API listens on")
+	port := fs.Int("dynamodb-port", 8000, "port of DynamoDB Local")
+	envFile := fs.String("env-vars", "infra/env.json", "environment overrides in `sam local --env-vars` format")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	p, err := loadProject()
+	if err != nil {
+		return err
+	}
+	// Listen first: a busy port should fail before minutes of setup, not after.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *addr, err)
+	}
+	defer ln.Close()
+
+	logger.Info("starting DynamoDB Local", "port", *port)
+	db, err := ddblocal.Start(ctx, ddblocal.Options{Port: *port, Log: os.Stderr})
+	if err != nil {
+		return err
+	}
+	defer db.Stop()
+
+	cfg, err := awsconfig.Load(ctx, db.Endpoint())
+	if err != nil {
+		return err
+	}
+	client := awsconfig.DynamoDB(cfg, db.Endpoint())
+	names, err := tables.Create(ctx, client, p.tmpl, "")
+	if err != nil {
+		return fmt.Errorf("create tables: %w", err)
+	}
+	logger.Info("tables ready", "endpoint", db.Endpoint(), "tables", len(names))
+
+	emu, err := p.emulator(logger, *envFile, db.Endpoint(), names)
+	if err != nil {
+		return err
+	}
+	defer emu.Close()
+	logger.Info("building functions")
+	if err := emu.Build(ctx); err != nil {
+		return err
+	}
+
+	srv := &http.Server{Handler: emu.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	fmt.Fprintf(os.Stderr, "\nAPI ready on http://%s  (try: curl -s http://%s/api/health)\nCtrl-C stops everything.\n\n", *addr, *addr)
+
+	select {
+	case <-ctx.Done():
+		logger.Info("stopping")
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}
+
+func invoke(ctx context.Context, logger *slog.Logger, args []string) error {
+	fs := flag.NewFlagSet("invoke", flag.ContinueOnError)
+	fn := fs.String("function", "", "function folder under functions/ or its logical ID")
+	eventFile := fs.String("event", "", "event JSON file (default: {})")
+	endpoint := fs.String("dynamodb-endpoint", "http://127.0.0.1:8000", "DynamoDB Local of `make run`")
+	envFile := fs.String("env-vars", "infra/env.json", "environment overrides in `sam local --env-vars` format")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *fn == "" {
+		return errors.New("--function is required")
+	}
+	event := []byte("{}")
+	if *eventFile != "" {
+		b, err := os.ReadFile(*eventFile)
+		if err != nil {
+			return fmt.Errorf("read event: %w", err)
+		}
+		event = b
+	}
+	p, err := loadProject()
+	if err != nil {
+		return err
+	}
+	cfg, err := awsconfig.Load(ctx, *endpoint)
+	if err != nil {
+		return err
+	}
+	if _, err := awsconfig.DynamoDB(cfg, *endpoint).ListTables(ctx, nil); err != nil {
+		return fmt.Errorf("DynamoDB Local at %s does not answer (start it with `make run` in another terminal): %w", *endpoint, err)
+	}
+	emu, err := p.emulator(logger, *envFile, *endpoint, tables.Names(p.tmpl, ""))
+	if err != nil {
+		return err
+	}
+	defer emu.Close()
+	out, err := emu.Invoke(ctx, *fn, event)
+	if err != nil {
+		return err
+	}
+	fmt.Println(string(out))
+	return nil
+}
+
+// withDynamoDB runs a command with DYNAMODB_TEST_ENDPOINT pointing at a fresh DynamoDB Local, so
+// every test package of one `go test ./...` shares one JVM, and returns the command's exit code.
+func withDynamoDB(ctx context.Context, args []string) (int, error) {
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return 2, errors.New("with-dynamodb needs a command")
+	}
+	db, err := ddblocal.Start(ctx, ddblocal.Options{Log: os.Stderr})
+	if err != nil {
+		return 1, err
+	}
+	defer db.Stop()
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(), "DYNAMODB_TEST_ENDPOINT="+db.Endpoint())
+	if err := cmd.Start(); err != nil {
+		return 1, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		err = <-done
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), fmt.Errorf("%s exited with code %d", args[0], exit.ExitCode())
+	}
+	if err != nil {
+		return 1, err
+	}
+	return 0, nil
+}
