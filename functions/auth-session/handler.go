@@ -1,0 +1,20 @@
+package main
+
+import (
+	"net/http"
+
+	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/httpapi"
+)
+
+// newHandler answers with the identity the auth middleware verified.
+func newHandler() http.Handler {
+	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		id, ok := auth.IdentityFrom(r.Context())
+		if !ok {
+			return auth.HTTPError(auth.ErrUnauthorized)
+		}
+		httpapi.WriteData(w, http.StatusOK, auth.NewSessionView(id))
+		return nil
+	})
+}

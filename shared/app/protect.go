@@ -1,0 +1,65 @@
+package app
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/accounts/accountsdb"
+	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/config"
+	"github.com/screenagent/backend/shared/ratelimit"
+)
+
+// AuthRequired are the variables every function that authenticates needs.
+var AuthRequired = []string{config.EnvAccountsTable, config.EnvRateLimitsTable}
+
+// Accounts is the accounts store.
+func (a *App) Accounts() *accountsdb.Store {
+	return accountsdb.New(a.DynamoDB, a.Config.AccountsTable)
+}
+
+// Auth builds the authentication service; the token lifetime comes from AUTH_TOKEN_TTL_HOURS.
+func (a *App) Auth() (*auth.Service, error) {
+	ttl := auth.DefaultTokenTTL
+	if v := os.Getenv("AUTH_TOKEN_TTL_HOURS"); v != "" {
+		hours, err := strconv.Atoi(v)
+		if err != nil || hours < 1 {
+			return nil, fmt.Errorf("configuration: AUTH_TOKEN_TTL_HOURS must be a positive integer, got %q", v)
+		}
+		ttl = time.Duration(hours) * time.Hour
+	}
+	return &auth.Service{
+		Store:    a.Accounts(),
+		Failures: ratelimit.New(a.DynamoDB, a.Config.RateLimitsTable),
+		Throttle: auth.DefaultThrottle,
+		TokenTTL: ttl,
+		Logger:   a.Logger,
+	}, nil
+}
+
+// Protect admits only authenticated requests within the tenant's rate limit for the class, in
+// that order: a request without a valid token never spends the tenant's quota. An empty class
+// means the route is not rate limited.
+func (a *App) Protect(class string, h http.Handler) (http.Handler, error) {
+	svc, err := a.Auth()
+	if err != nil {
+		return nil, err
+	}
+	if class != "" {
+		limits, err := ratelimit.LoadConfig()
+		if err != nil {
+			return nil, err
+		}
+		h = ratelimit.Middleware(ratelimit.New(a.DynamoDB, a.Config.RateLimitsTable), limits, class, tenantSubject, ratelimit.RefuseEnvelope)(h)
+	}
+	return svc.Middleware(auth.WriteError)(h), nil
+}
+
+func tenantSubject(r *http.Request) (string, accounts.Tier) {
+	id, _ := auth.IdentityFrom(r.Context())
+	return ratelimit.TenantSubject(id.TenantID), id.Tier
+}
