@@ -1,0 +1,180 @@
+// Command admin manages accounts, which the API cannot create (signups are invite-only):
+//
+//	go run ./infra/admin user create --email ana@example.com --name Ana [--org Acme] [--password-stdin]
+//	go run ./infra/admin user disable|enable --email ana@example.com
+//	go run ./infra/admin user list
+//	go run ./infra/admin org create --name Acme
+//	go run ./infra/admin org add-member --org Acme --email ana@example.com [--role admin|member]
+//	go run ./infra/admin tenant set-tier (--email ana@example.com | --org Acme) --tier pro
+//
+// It talks to the local stack's DynamoDB by default. For AWS, pass an empty endpoint and the
+// deployed table's name (--endpoint "" --table <name>, or DYNAMODB_ENDPOINT= ACCOUNTS_TABLE=<name>);
+// credentials come from the normal AWS chain.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/screenagent/backend/infra/admin/provision"
+	"github.com/screenagent/backend/shared/accounts/accountsdb"
+)
+
+// The local stack's DynamoDB, whose tables are named by logical ID.
+const (
+	defaultEndpoint = "http://127.0.0.1:8000"
+	defaultTable    = "AccountsTable"
+)
+
+const usage = `admin [--endpoint URL] [--table NAME] COMMAND
+  user create --email E --name N [--org NAME] [--password-stdin]
+  user disable --email E
+  user enable --email E
+  user list
+  org create --name NAME
+  org add-member --org NAME --email E [--role admin|member]
+  tenant set-tier (--email E | --org NAME) --tier free|pro|enterprise
+--endpoint (env DYNAMODB_ENDPOINT, default ` + defaultEndpoint + `; empty for AWS) and
+--table (env ACCOUNTS_TABLE, default ` + defaultTable + `) may also follow the command.`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.LookupEnv)
+	stop()
+	os.Exit(code)
+}
+
+// usageError is a command line that can't be run as given: exit status 2 and the usage.
+type usageError struct {
+	msg   string
+	usage string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(use, format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...), usage: use}
+}
+
+// errHelp asks for the usage on stdout and exit status 0.
+var errHelp = errors.New("help requested")
+
+// cli is one run of the command: its streams and the table it works on.
+type cli struct {
+	stdin           io.Reader
+	stdout          io.Writer
+	endpoint, table string
+}
+
+// newCLI returns a cli on the table the environment names, else the local stack's.
+func newCLI(stdin io.Reader, stdout io.Writer, lookupEnv func(string) (string, bool)) *cli {
+	c := &cli{stdin: stdin, stdout: stdout, endpoint: defaultEndpoint, table: defaultTable}
+	// Set but empty is meaningful for the endpoint: AWS itself.
+	if v, ok := lookupEnv("DYNAMODB_ENDPOINT"); ok {
+		c.endpoint = v
+	}
+	if v, ok := lookupEnv("ACCOUNTS_TABLE"); ok && v != "" {
+		c.table = v
+	}
+	return c
+}
+
+// run executes the command line args and returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
+	err := newCLI(stdin, stdout, lookupEnv).dispatch(ctx, args)
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errHelp):
+		fmt.Fprintln(stdout, "usage:", usage)
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "admin: %s\nusage: %s\n", ue.msg, ue.usage)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "admin: %v\n", err)
+		return 1
+	}
+}
+
+func (c *cli) dispatch(ctx context.Context, args []string) error {
+	fs := c.flagSet()
+	if err := fs.Parse(args); err != nil {
+		return flagError(err, usage)
+	}
+	if fs.NArg() < 2 {
+		return usagef(usage, "missing command")
+	}
+	cmd, rest := fs.Arg(0)+" "+fs.Arg(1), fs.Args()[2:]
+	switch cmd {
+	case "user create":
+		return c.userCreate(ctx, rest)
+	case "user disable":
+		return c.userSetDisabled(ctx, rest, true)
+	case "user enable":
+		return c.userSetDisabled(ctx, rest, false)
+	case "user list":
+		return c.userList(ctx, rest)
+	case "org create":
+		return c.orgCreate(ctx, rest)
+	case "org add-member":
+		return c.orgAddMember(ctx, rest)
+	case "tenant set-tier":
+		return c.tenantSetTier(ctx, rest)
+	}
+	return usagef(usage, "unknown command %q", cmd)
+}
+
+// flagSet returns a flag set with --endpoint and --table, whose defaults are the values so far,
+// so they may be given before the command, after it, or both (the last one wins).
+func (c *cli) flagSet() *flag.FlagSet {
+	fs := flag.NewFlagSet("admin", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported once, by run
+	fs.StringVar(&c.endpoint, "endpoint", c.endpoint, "")
+	fs.StringVar(&c.table, "table", c.table, "")
+	return fs
+}
+
+// parse parses a command's args, after which nothing may follow.
+func parse(fs *flag.FlagSet, args []string, use string) error {
+	if err := fs.Parse(args); err != nil {
+		return flagError(err, use)
+	}
+	if fs.NArg() > 0 {
+		return usagef(use, "unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+func flagError(err error, use string) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return errHelp
+	}
+	return usagef(use, "%v", err)
+}
+
+// required returns a usage error naming the first of (flag name, value) pairs whose value is
+// blank.
+func required(use string, pairs ...string) error {
+	for i := 0; i < len(pairs); i += 2 {
+		if strings.TrimSpace(pairs[i+1]) == "" {
+			return usagef(use, "--%s is required", pairs[i])
+		}
+	}
+	return nil
+}
+
+func (c *cli) store(ctx context.Context) (*accountsdb.Store, error) {
+	if c.table == "" {
+		return nil, usagef(usage, "--table must not be empty")
+	}
+	return provision.Connect(ctx, c.endpoint, c.table)
+}
