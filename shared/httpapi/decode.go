@@ -37,17 +37,23 @@ func ReadBody(r *http.Request) ([]byte, error) {
 // 400 VALIDATION_ERROR naming the field; a non-JSON content type is 415; an oversized body is 413.
 // Unknown fields are ignored, as clients may send more than a route reads.
 func DecodeJSON(r *http.Request, dst any) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
-			return NewError(CodeUnsupportedMediaType, "The request body must be application/json.")
-		}
-	}
-	body, err := ReadBody(r)
+	body, err := ReadJSONBody(r)
 	if err != nil {
 		return err
 	}
 	return Unmarshal(body, dst)
+}
+
+// ReadJSONBody checks the content type (JSON or none) and reads the body with ReadBody, for
+// routes that decode the bytes themselves.
+func ReadJSONBody(r *http.Request) ([]byte, error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+			return nil, NewError(CodeUnsupportedMediaType, "The request body must be application/json.")
+		}
+	}
+	return ReadBody(r)
 }
 
 // Unmarshal decodes one JSON value from body into dst with the errors of DecodeJSON.

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/aws/smithy-go"
 )
 
 // Code is an error code of the contract (SERVER_SIDE_AGENT_ARCH.md §4.16, §14.8).
@@ -124,7 +126,8 @@ type FieldError interface {
 }
 
 // AsError turns any error into the *Error that is sent: an *Error as it is, a FieldError as
-// VALIDATION_ERROR, anything else as a generic 500 INTERNAL_ERROR carrying the cause for the log.
+// VALIDATION_ERROR, a failed DynamoDB call as DATABASE_ERROR, anything else as a generic 500
+// INTERNAL_ERROR. The cause stays on the error for the log line.
 func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
@@ -135,6 +138,10 @@ func AsError(err error) *Error {
 		v := Validation(fe.FieldName(), fe.FieldReason())
 		v.Cause = err
 		return v
+	}
+	var op *smithy.OperationError
+	if errors.As(err, &op) && op.ServiceID == "DynamoDB" {
+		return Wrap(CodeDatabase, "A database error occurred.", err)
 	}
 	return Wrap(CodeInternal, "An internal error occurred.", err)
 }

@@ -10,6 +10,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/aws/smithy-go"
 )
 
 func TestCodeStatus(t *testing.T) {
@@ -211,5 +213,13 @@ func TestClientIP(t *testing.T) {
 	r.Header.Set("X-Forwarded-For", "203.0.113.9")
 	if got := ClientIP(r); got != "192.0.2.7" {
 		t.Errorf("ClientIP = %q, want 192.0.2.7 (headers are not trusted)", got)
+	}
+}
+
+func TestDynamoDBFailureIsDatabaseError(t *testing.T) {
+	err := fmt.Errorf("get task: %w", &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "GetItem", Err: errors.New("connection refused")})
+	e := AsError(err)
+	if e.Code != CodeDatabase || e.Status() != 500 || e.Message != "A database error occurred." {
+		t.Errorf("AsError() = %s %d %q, want DATABASE_ERROR 500 with a generic message", e.Code, e.Status(), e.Message)
 	}
 }
