@@ -20,9 +20,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/screenagent/backend/infra/admin/provision"
 	"github.com/screenagent/backend/infra/ddblocal"
 	"github.com/screenagent/backend/infra/emulator"
 	"github.com/screenagent/backend/infra/tables"
+	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/awsconfig"
 	"github.com/screenagent/backend/shared/logging"
 	"github.com/screenagent/backend/shared/sam"
@@ -134,6 +138,10 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 		return fmt.Errorf("create tables: %w", err)
 	}
 	logger.Info("tables ready", "endpoint", db.Endpoint(), "tables", len(names))
+	demo, err := seedDemo(ctx, client, names["AccountsTable"], *addr)
+	if err != nil {
+		return err
+	}
 
 	emu, err := p.emulator(logger, *envFile, db.Endpoint(), names)
 	if err != nil {
@@ -148,7 +156,7 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 	srv := &http.Server{Handler: emu.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	fmt.Fprintf(os.Stderr, "\nAPI ready on http://%s  (try: curl -s http://%s/api/health)\nCtrl-C stops everything.\n\n", *addr, *addr)
+	fmt.Fprintf(os.Stderr, "\nAPI ready on http://%s  (try: curl -s http://%s/api/health)\n%s\nCtrl-C stops everything.\n\n", *addr, *addr, demo)
 
 	select {
 	case <-ctx.Done():
@@ -161,6 +169,31 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)
+}
+
+// Demo account defaults; DEMO_EMAIL, DEMO_PASSWORD and DEMO_ORG override them.
+const (
+	defaultDemoEmail    = "demo@example.com"
+	defaultDemoPassword = "demo-password-123"
+	defaultDemoOrg      = "Demo Org"
+)
+
+// seedDemo creates the demo organization and user on first start and says how to log in.
+func seedDemo(ctx context.Context, client *dynamodb.Client, accountsTable, addr string) (string, error) {
+	email, password, org := envOr("DEMO_EMAIL", defaultDemoEmail), envOr("DEMO_PASSWORD", defaultDemoPassword), envOr("DEMO_ORG", defaultDemoOrg)
+	store := accountsdb.New(client, accountsTable)
+	if _, err := provision.EnsureDemo(ctx, store, email, password, org); err != nil {
+		return "", err
+	}
+	body := fmt.Sprintf(`{"email":%q,"password":%q}`, email, password)
+	return fmt.Sprintf("Demo login (organization %q): curl -s -X POST http://%s/api/v1/auth/login -H 'Content-Type: application/json' -d '%s'", org, addr, body), nil
+}
+
+func envOr(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
 }
 
 func invoke(ctx context.Context, logger *slog.Logger, args []string) error {
