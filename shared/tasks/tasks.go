@@ -1,0 +1,143 @@
+// Package tasks is the server-held state of an interact task: the task, its steps (the action
+// history the prompt is built from), idempotency records and debug entries.
+package tasks
+
+import (
+	"errors"
+	"time"
+)
+
+// Status is a task's lifecycle state.
+type Status string
+
+// Task statuses (§4.9's orchestrator statuses beyond these are not used yet).
+const (
+	StatusActive      Status = "active"
+	StatusCompleted   Status = "completed"
+	StatusFailed      Status = "failed"
+	StatusInterrupted Status = "interrupted"
+)
+
+// Finished reports whether no step may follow.
+func (s Status) Finished() bool { return s == StatusCompleted || s == StatusFailed }
+
+// Errors of the store.
+var (
+	ErrNotFound = errors.New("tasks: not found")
+	// ErrConflict means another request changed the task first (a concurrent step).
+	ErrConflict = errors.New("tasks: concurrent update")
+	// ErrIdempotencyConflict means the Idempotency-Key was used before with another body.
+	ErrIdempotencyConflict = errors.New("tasks: idempotency key reused with a different request")
+	// ErrIdempotencyRace means the same key is being written by a concurrent request.
+	ErrIdempotencyRace = errors.New("tasks: idempotency key in use by a concurrent request")
+)
+
+// Task is a multi-step workflow of one tenant's user.
+type Task struct {
+	ID        string
+	TenantID  string
+	UserID    string
+	SessionID string
+	URL       string
+	Query     string
+	Status    Status
+	// StepCount is the number of stored steps; the next step's index is StepCount.
+	StepCount int
+	// FailureReason says why a task failed when the server failed it (e.g. too many steps).
+	FailureReason string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// ActionError is the extension's report of why its last action failed.
+type ActionError struct {
+	Message   string `json:"message,omitempty" dynamodbav:"message,omitempty"`
+	Code      string `json:"code,omitempty" dynamodbav:"code,omitempty"`
+	Action    string `json:"action,omitempty" dynamodbav:"action,omitempty"`
+	ElementID *int   `json:"elementId,omitempty" dynamodbav:"elementId,omitempty"`
+}
+
+// Report is the client's report on the previous step's action, sent with the next request.
+type Report struct {
+	Status string       `json:"status" dynamodbav:"status"`
+	Error  *ActionError `json:"error,omitempty" dynamodbav:"error,omitempty"`
+}
+
+// Failed reports whether the client said the action failed.
+func (r *Report) Failed() bool { return r != nil && r.Status == "failure" }
+
+// Usage is the LLM's token usage.
+type Usage struct {
+	PromptTokens     int `json:"promptTokens" dynamodbav:"promptTokens"`
+	CompletionTokens int `json:"completionTokens" dynamodbav:"completionTokens"`
+}
+
+// Step is one decided action with what led to it.
+type Step struct {
+	Index   int
+	Thought string
+	// Action is the canonical action string sent to the client.
+	Action string
+	// ModelAction is what the model answered when the server replaced it (e.g. finish → verifySuccess).
+	ModelAction string
+	// PreviousReport is the client's report on the previous step's action, received with this request.
+	PreviousReport *Report
+	URL            string
+	Usage          Usage
+	Model          string
+	LLMAttempts    int
+	LLMLatency     time.Duration
+	Duration       time.Duration
+	CreatedAt      time.Time
+}
+
+// IdempotencyRecord is the stored response of a request sent with an Idempotency-Key.
+type IdempotencyRecord struct {
+	Key         string
+	RequestHash string
+	StatusCode  int
+	Body        []byte
+	CreatedAt   time.Time
+}
+
+// DebugEntry is a diagnostic record of a step for the debug endpoints.
+type DebugEntry struct {
+	ID        string
+	TaskID    string
+	LogType   string
+	Data      map[string]any
+	CreatedAt time.Time
+}
+
+// Retention says how long task data is kept (SERVER_SIDE_AGENT_ARCH.md §4.15).
+type Retention struct {
+	// Finished applies to completed and failed tasks and their steps.
+	Finished time.Duration
+	// Interrupted applies to interrupted tasks.
+	Interrupted time.Duration
+	// Active is the provisional lifetime of a task still running, renewed on each step; the
+	// cleanup job interrupts idle tasks long before it passes.
+	Active      time.Duration
+	Debug       time.Duration
+	Idempotency time.Duration
+}
+
+// DefaultRetention is the spec's retention.
+var DefaultRetention = Retention{
+	Finished:    90 * 24 * time.Hour,
+	Interrupted: 30 * 24 * time.Hour,
+	Active:      90 * 24 * time.Hour,
+	Debug:       7 * 24 * time.Hour,
+	Idempotency: 24 * time.Hour,
+}
+
+// For returns the lifetime of a task in the status.
+func (r Retention) For(s Status) time.Duration {
+	switch s {
+	case StatusCompleted, StatusFailed:
+		return r.Finished
+	case StatusInterrupted:
+		return r.Interrupted
+	}
+	return r.Active
+}

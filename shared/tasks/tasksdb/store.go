@@ -1,0 +1,434 @@
+// Package tasksdb stores tasks in the Tasks table.
+//
+// Items (every key starts with the tenant):
+//
+//	task header   PK=TENANT#<t>#TASK#<id>   SK=TASK               GSI2 (only while active): TASKS#active / <updatedAt>#<t>#<id>
+//	step          PK=TENANT#<t>#TASK#<id>   SK=STEP#000012        written with attribute_not_exists
+//	debug entry   PK=TENANT#<t>#TASK#<id>   SK=DEBUG#<ts>#<id>    GSI1: TENANT#<t>#DEBUG / <ts>#<id> (tenant-wide, newest first)
+//	idempotency   PK=TENANT#<t>#IDEM#<sha256(key)>  SK=IDEM
+//
+// Every item carries expiresAt (epoch seconds, the table's TTL attribute); reads treat an item
+// past it as absent because TTL deletes lazily.
+package tasksdb
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/screenagent/backend/shared/ddbtx"
+	"github.com/screenagent/backend/shared/tasks"
+)
+
+// Store is the Tasks table.
+type Store struct {
+	client    *dynamodb.Client
+	table     string
+	Now       func() time.Time
+	Retention tasks.Retention
+}
+
+// New returns a store over the table with the default retention.
+func New(client *dynamodb.Client, table string) *Store {
+	return &Store{client: client, table: table, Now: time.Now, Retention: tasks.DefaultRetention}
+}
+
+// ActiveIndexPartition is the GSI2 partition of active tasks, for idle detection.
+const ActiveIndexPartition = "TASKS#active"
+
+// sortableTime is fixed-width so that string order is time order.
+const sortableTime = "2006-01-02T15:04:05.000000000Z"
+
+func taskPK(tenantID, taskID string) string { return "TENANT#" + tenantID + "#TASK#" + taskID }
+func stepSK(i int) string                    { return fmt.Sprintf("STEP#%06d", i) }
+func debugPartition(tenantID string) string  { return "TENANT#" + tenantID + "#DEBUG" }
+func idemPK(tenantID, key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return "TENANT#" + tenantID + "#IDEM#" + hex.EncodeToString(sum[:])
+}
+
+func keyOf(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: pk},
+		"SK": &types.AttributeValueMemberS{Value: sk},
+	}
+}
+
+type taskItem struct {
+	PK            string `dynamodbav:"PK"`
+	SK            string `dynamodbav:"SK"`
+	GSI2PK        string `dynamodbav:"GSI2PK,omitempty"`
+	GSI2SK        string `dynamodbav:"GSI2SK,omitempty"`
+	TaskID        string `dynamodbav:"taskId"`
+	TenantID      string `dynamodbav:"tenantId"`
+	UserID        string `dynamodbav:"userId"`
+	SessionID     string `dynamodbav:"sessionId"`
+	URL           string `dynamodbav:"url"`
+	Query         string `dynamodbav:"query"`
+	Status        string `dynamodbav:"status"`
+	StepCount     int    `dynamodbav:"stepCount"`
+	FailureReason string `dynamodbav:"failureReason,omitempty"`
+	CreatedAt     string `dynamodbav:"createdAt"`
+	UpdatedAt     string `dynamodbav:"updatedAt"`
+	ExpiresAt     int64  `dynamodbav:"expiresAt"`
+}
+
+func (i taskItem) task() tasks.Task {
+	created, _ := time.Parse(time.RFC3339Nano, i.CreatedAt)
+	updated, _ := time.Parse(time.RFC3339Nano, i.UpdatedAt)
+	return tasks.Task{
+		ID: i.TaskID, TenantID: i.TenantID, UserID: i.UserID, SessionID: i.SessionID, URL: i.URL, Query: i.Query,
+		Status: tasks.Status(i.Status), StepCount: i.StepCount, FailureReason: i.FailureReason, CreatedAt: created, UpdatedAt: updated,
+	}
+}
+
+type stepItem struct {
+	PK             string        `dynamodbav:"PK"`
+	SK             string        `dynamodbav:"SK"`
+	StepIndex      int           `dynamodbav:"stepIndex"`
+	Thought        string        `dynamodbav:"thought"`
+	Action         string        `dynamodbav:"action"`
+	ModelAction    string        `dynamodbav:"modelAction,omitempty"`
+	PreviousReport *tasks.Report `dynamodbav:"previousReport,omitempty"`
+	URL            string        `dynamodbav:"url"`
+	Usage          tasks.Usage   `dynamodbav:"usage"`
+	Model          string        `dynamodbav:"model,omitempty"`
+	LLMAttempts    int           `dynamodbav:"llmAttempts"`
+	LLMLatencyMs   int64         `dynamodbav:"llmLatencyMs"`
+	DurationMs     int64         `dynamodbav:"durationMs"`
+	CreatedAt      string        `dynamodbav:"createdAt"`
+	ExpiresAt      int64         `dynamodbav:"expiresAt"`
+}
+
+func (i stepItem) step() tasks.Step {
+	created, _ := time.Parse(time.RFC3339Nano, i.CreatedAt)
+	return tasks.Step{
+		Index: i.StepIndex, Thought: i.Thought, Action: i.Action, ModelAction: i.ModelAction, PreviousReport: i.PreviousReport,
+		URL: i.URL, Usage: i.Usage, Model: i.Model, LLMAttempts: i.LLMAttempts,
+		LLMLatency: time.Duration(i.LLMLatencyMs) * time.Millisecond, Duration: time.Duration(i.DurationMs) * time.Millisecond,
+		CreatedAt: created,
+	}
+}
+
+func (s *Store) now() time.Time { return s.Now().UTC() }
+
+func (s *Store) expired(expiresAt int64) bool {
+	return expiresAt > 0 && expiresAt <= s.now().Unix()
+}
+
+// GetTask returns the tenant's task; another tenant's or an expired task is ErrNotFound.
+func (s *Store) GetTask(ctx context.Context, tenantID, taskID string) (tasks.Task, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: keyOf(taskPK(tenantID, taskID), "TASK"), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return tasks.Task{}, fmt.Errorf("get task %s: %w", taskID, err)
+	}
+	var it taskItem
+	if out.Item == nil {
+		return tasks.Task{}, tasks.ErrNotFound
+	}
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return tasks.Task{}, fmt.Errorf("decode task %s: %w", taskID, err)
+	}
+	if s.expired(it.ExpiresAt) {
+		return tasks.Task{}, tasks.ErrNotFound
+	}
+	return it.task(), nil
+}
+
+// Steps returns the task's steps in order.
+func (s *Store) Steps(ctx context.Context, tenantID, taskID string) ([]tasks.Step, error) {
+	items, err := s.queryPrefix(ctx, taskPK(tenantID, taskID), "STEP#")
+	if err != nil {
+		return nil, fmt.Errorf("steps of task %s: %w", taskID, err)
+	}
+	steps := make([]tasks.Step, 0, len(items))
+	for _, raw := range items {
+		var it stepItem
+		if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
+			return nil, fmt.Errorf("decode step of task %s: %w", taskID, err)
+		}
+		if !s.expired(it.ExpiresAt) {
+			steps = append(steps, it.step())
+		}
+	}
+	return steps, nil
+}
+
+func (s *Store) queryPrefix(ctx context.Context, pk, skPrefix string) ([]map[string]types.AttributeValue, error) {
+	p := dynamodb.NewQueryPaginator(s.client, &dynamodb.QueryInput{
+		TableName:              aws.String(s.table),
+		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :sk)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: pk},
+			":sk": &types.AttributeValueMemberS{Value: skPrefix},
+		},
+		ConsistentRead: aws.Bool(true),
+	})
+	var items []map[string]types.AttributeValue
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, page.Items...)
+	}
+	return items, nil
+}
+
+// StepItems returns the writes that append step to task and move the task to status, for one
+// transaction with the chat writes. task is as it was read (StepCount is the expected count);
+// isNew creates the header instead, so a first step whose transaction fails leaves no task. A
+// concurrent step makes the header's condition fail with tasks.ErrConflict.
+func (s *Store) StepItems(task tasks.Task, isNew bool, step tasks.Step, status tasks.Status) ([]ddbtx.Item, error) {
+	now := s.now()
+	if step.Index != task.StepCount {
+		return nil, fmt.Errorf("step index %d does not follow step count %d", step.Index, task.StepCount)
+	}
+	expires := now.Add(s.Retention.For(status)).Unix()
+	header := taskItem{
+		PK: taskPK(task.TenantID, task.ID), SK: "TASK",
+		TaskID: task.ID, TenantID: task.TenantID, UserID: task.UserID, SessionID: task.SessionID, URL: task.URL, Query: task.Query,
+		Status: string(status), StepCount: task.StepCount + 1, FailureReason: task.FailureReason,
+		CreatedAt: now.Format(time.RFC3339Nano), UpdatedAt: now.Format(time.RFC3339Nano), ExpiresAt: expires,
+	}
+	if !task.CreatedAt.IsZero() {
+		header.CreatedAt = task.CreatedAt.UTC().Format(time.RFC3339Nano)
+	}
+	if status == tasks.StatusActive {
+		header.GSI2PK, header.GSI2SK = ActiveIndexPartition, now.Format(sortableTime)+"#"+task.TenantID+"#"+task.ID
+	}
+	headerAV, err := attributevalue.MarshalMap(header)
+	if err != nil {
+		return nil, fmt.Errorf("encode task %s: %w", task.ID, err)
+	}
+	put := &types.Put{TableName: aws.String(s.table), Item: headerAV}
+	if isNew {
+		put.ConditionExpression = aws.String("attribute_not_exists(PK)")
+	} else {
+		put.ConditionExpression = aws.String("stepCount = :expected AND #status = :active AND expiresAt > :now")
+		put.ExpressionAttributeNames = map[string]string{"#status": "status"}
+		put.ExpressionAttributeValues = map[string]types.AttributeValue{
+			":expected": &types.AttributeValueMemberN{Value: fmt.Sprint(task.StepCount)},
+			":active":   &types.AttributeValueMemberS{Value: string(tasks.StatusActive)},
+			":now":      &types.AttributeValueMemberN{Value: fmt.Sprint(now.Unix())},
+		}
+	}
+	stepAV, err := attributevalue.MarshalMap(stepItem{
+		PK: header.PK, SK: stepSK(step.Index), StepIndex: step.Index, Thought: step.Thought, Action: step.Action,
+		ModelAction: step.ModelAction, PreviousReport: step.PreviousReport, URL: step.URL, Usage: step.Usage, Model: step.Model,
+		LLMAttempts: step.LLMAttempts, LLMLatencyMs: step.LLMLatency.Milliseconds(), DurationMs: step.Duration.Milliseconds(),
+		CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: expires,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("encode step %d: %w", step.Index, err)
+	}
+	return []ddbtx.Item{
+		{Write: types.TransactWriteItem{Put: put}, OnConditionFailed: tasks.ErrConflict},
+		{Write: types.TransactWriteItem{Put: &types.Put{
+			TableName: aws.String(s.table), Item: stepAV, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+		}}, OnConditionFailed: tasks.ErrConflict},
+	}, nil
+}
+
+// FailTask marks an active task failed with a reason (e.g. too many steps). The condition on
+// the step count makes it lose to a concurrent step rather than overwrite it.
+func (s *Store) FailTask(ctx context.Context, task tasks.Task, reason string) error {
+	now := s.now()
+	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.table),
+		Key:                 keyOf(taskPK(task.TenantID, task.ID), "TASK"),
+		UpdateExpression:    aws.String("SET #status = :failed, failureReason = :reason, updatedAt = :now, expiresAt = :exp REMOVE GSI2PK, GSI2SK"),
+		ConditionExpression: aws.String("stepCount = :expected AND #status = :active"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":failed":   &types.AttributeValueMemberS{Value: string(tasks.StatusFailed)},
+			":active":   &types.AttributeValueMemberS{Value: string(tasks.StatusActive)},
+			":reason":   &types.AttributeValueMemberS{Value: reason},
+			":now":      &types.AttributeValueMemberS{Value: now.Format(time.RFC3339Nano)},
+			":exp":      &types.AttributeValueMemberN{Value: fmt.Sprint(now.Add(s.Retention.Finished).Unix())},
+			":expected": &types.AttributeValueMemberN{Value: fmt.Sprint(task.StepCount)},
+		},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return tasks.ErrConflict
+	}
+	if err != nil {
+		return fmt.Errorf("fail task %s: %w", task.ID, err)
+	}
+	return nil
+}
+
+type idemItem struct {
+	PK          string `dynamodbav:"PK"`
+	SK          string `dynamodbav:"SK"`
+	RequestHash string `dynamodbav:"requestHash"`
+	StatusCode  int    `dynamodbav:"statusCode"`
+	Body        []byte `dynamodbav:"body"`
+	CreatedAt   string `dynamodbav:"createdAt"`
+	ExpiresAt   int64  `dynamodbav:"expiresAt"`
+}
+
+// GetIdempotency returns the record stored under the tenant's key, or ErrNotFound.
+func (s *Store) GetIdempotency(ctx context.Context, tenantID, key string) (tasks.IdempotencyRecord, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: keyOf(idemPK(tenantID, key), "IDEM"), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return tasks.IdempotencyRecord{}, fmt.Errorf("get idempotency record: %w", err)
+	}
+	var it idemItem
+	if out.Item == nil {
+		return tasks.IdempotencyRecord{}, tasks.ErrNotFound
+	}
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return tasks.IdempotencyRecord{}, fmt.Errorf("decode idempotency record: %w", err)
+	}
+	if s.expired(it.ExpiresAt) {
+		return tasks.IdempotencyRecord{}, tasks.ErrNotFound
+	}
+	created, _ := time.Parse(time.RFC3339Nano, it.CreatedAt)
+	return tasks.IdempotencyRecord{Key: key, RequestHash: it.RequestHash, StatusCode: it.StatusCode, Body: it.Body, CreatedAt: created}, nil
+}
+
+// IdempotencyItem is the write that records a response under its key, in the step's transaction,
+// so a response is remembered exactly when its step is stored.
+func (s *Store) IdempotencyItem(tenantID string, rec tasks.IdempotencyRecord) (ddbtx.Item, error) {
+	now := s.now()
+	av, err := attributevalue.MarshalMap(idemItem{
+		PK: idemPK(tenantID, rec.Key), SK: "IDEM", RequestHash: rec.RequestHash, StatusCode: rec.StatusCode, Body: rec.Body,
+		CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: now.Add(s.Retention.Idempotency).Unix(),
+	})
+	if err != nil {
+		return ddbtx.Item{}, fmt.Errorf("encode idempotency record: %w", err)
+	}
+	return ddbtx.Item{
+		Write: types.TransactWriteItem{Put: &types.Put{
+			TableName: aws.String(s.table), Item: av,
+			// An expired record may be replaced: TTL has just not removed it yet.
+			ConditionExpression:       aws.String("attribute_not_exists(PK) OR expiresAt <= :now"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":now": &types.AttributeValueMemberN{Value: fmt.Sprint(now.Unix())}},
+		}},
+		OnConditionFailed: tasks.ErrIdempotencyRace,
+	}, nil
+}
+
+type debugItem struct {
+	PK        string         `dynamodbav:"PK"`
+	SK        string         `dynamodbav:"SK"`
+	GSI1PK    string         `dynamodbav:"GSI1PK"`
+	GSI1SK    string         `dynamodbav:"GSI1SK"`
+	ID        string         `dynamodbav:"debugId"`
+	TaskID    string         `dynamodbav:"taskId"`
+	LogType   string         `dynamodbav:"logType"`
+	Data      map[string]any `dynamodbav:"data"`
+	CreatedAt string         `dynamodbav:"createdAt"`
+	ExpiresAt int64          `dynamodbav:"expiresAt"`
+}
+
+// DebugItem is the write of a debug entry (kept for the debug retention).
+func (s *Store) DebugItem(tenantID string, e tasks.DebugEntry) (ddbtx.Item, error) {
+	ts := e.CreatedAt.UTC().Format(sortableTime)
+	av, err := attributevalue.MarshalMap(debugItem{
+		PK: taskPK(tenantID, e.TaskID), SK: "DEBUG#" + ts + "#" + e.ID,
+		GSI1PK: debugPartition(tenantID), GSI1SK: ts + "#" + e.ID,
+		ID: e.ID, TaskID: e.TaskID, LogType: e.LogType, Data: e.Data,
+		CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339Nano), ExpiresAt: e.CreatedAt.Add(s.Retention.Debug).Unix(),
+	})
+	if err != nil {
+		return ddbtx.Item{}, fmt.Errorf("encode debug entry: %w", err)
+	}
+	return ddbtx.Item{Write: types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: av}}}, nil
+}
+
+// PutDebug stores a debug entry on its own (for requests that store nothing else).
+func (s *Store) PutDebug(ctx context.Context, tenantID string, e tasks.DebugEntry) error {
+	it, err := s.DebugItem(tenantID, e)
+	if err != nil {
+		return err
+	}
+	if _, err := s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(s.table), Item: it.Write.Put.Item}); err != nil {
+		return fmt.Errorf("put debug entry: %w", err)
+	}
+	return nil
+}
+
+// DebugFilter narrows ListDebug.
+type DebugFilter struct {
+	TaskID  string
+	LogType string
+	Since   time.Time
+	Limit   int
+}
+
+// ListDebug returns the tenant's debug entries, newest first.
+func (s *Store) ListDebug(ctx context.Context, tenantID string, f DebugFilter) ([]tasks.DebugEntry, error) {
+	in := &dynamodb.QueryInput{
+		TableName:        aws.String(s.table),
+		ScanIndexForward: aws.Bool(false),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":now": &types.AttributeValueMemberN{Value: fmt.Sprint(s.now().Unix())},
+		},
+	}
+	filters := []string{"expiresAt > :now"}
+	if f.TaskID != "" {
+		// One task's entries live in its own partition: no tenant-wide read needed.
+		in.KeyConditionExpression = aws.String("PK = :pk AND begins_with(SK, :debug)")
+		in.ExpressionAttributeValues[":pk"] = &types.AttributeValueMemberS{Value: taskPK(tenantID, f.TaskID)}
+		in.ExpressionAttributeValues[":debug"] = &types.AttributeValueMemberS{Value: "DEBUG#"}
+		if !f.Since.IsZero() {
+			in.KeyConditionExpression = aws.String("PK = :pk AND SK BETWEEN :from AND :to")
+			in.ExpressionAttributeValues[":from"] = &types.AttributeValueMemberS{Value: "DEBUG#" + f.Since.UTC().Format(sortableTime)}
+			in.ExpressionAttributeValues[":to"] = &types.AttributeValueMemberS{Value: "DEBUG$"}
+			delete(in.ExpressionAttributeValues, ":debug")
+		}
+	} else {
+		in.IndexName = aws.String("GSI1")
+		in.KeyConditionExpression = aws.String("GSI1PK = :pk")
+		in.ExpressionAttributeValues[":pk"] = &types.AttributeValueMemberS{Value: debugPartition(tenantID)}
+		if !f.Since.IsZero() {
+			in.KeyConditionExpression = aws.String("GSI1PK = :pk AND GSI1SK >= :since")
+			in.ExpressionAttributeValues[":since"] = &types.AttributeValueMemberS{Value: f.Since.UTC().Format(sortableTime)}
+		}
+	}
+	if f.LogType != "" {
+		filters = append(filters, "logType = :logType")
+		in.ExpressionAttributeValues[":logType"] = &types.AttributeValueMemberS{Value: f.LogType}
+	}
+	in.FilterExpression = aws.String(strings.Join(filters, " AND "))
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	var out []tasks.DebugEntry
+	p := dynamodb.NewQueryPaginator(s.client, in)
+	for p.HasMorePages() && len(out) < limit {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list debug entries: %w", err)
+		}
+		for _, raw := range page.Items {
+			var it debugItem
+			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
+				return nil, fmt.Errorf("decode debug entry: %w", err)
+			}
+			created, _ := time.Parse(time.RFC3339Nano, it.CreatedAt)
+			out = append(out, tasks.DebugEntry{ID: it.ID, TaskID: it.TaskID, LogType: it.LogType, Data: it.Data, CreatedAt: created})
+			if len(out) == limit {
+				break
+			}
+		}
+	}
+	return out, nil
+}
