@@ -1,0 +1,169 @@
+package actions
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ReplyFormat is the reply-format section of the system prompt, the format ParseReply reads.
+const ReplyFormat = `Reply in exactly this format:
+<Thought>What you see on the page and why you take the next action, in plain words for the user.</Thought>
+<Action>one action, such as click(12)</Action>`
+
+// ParseReply takes the thought and the action string out of a model reply of the form
+// <Thought>…</Thought><Action>…</Action>.
+//
+// Tolerated: tag names in any letter case; whitespace and newlines anywhere; text outside the
+// blocks (code fences around the whole reply, a preamble); the blocks in either order; a missing
+// or empty Thought (its text is then ""); backticks or a code fence around the action inside its
+// block. Refused: no Action block, or more than one; more than one Thought block; a block that is
+// not closed, or a closing tag without its opening; a tag inside a block; an empty action.
+// Both results are trimmed; the action is still to be parsed with Parse.
+func ParseReply(text string) (thought, action string, err error) {
+	var thoughts, acts []string
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '<')
+		if j < 0 {
+			break
+		}
+		j += i
+		tag, closing, n := tagAt(text, j)
+		if tag == "" {
+			i = j + 1
+			continue
+		}
+		if closing {
+			return "", "", fmt.Errorf("the reply has </%s> without an opening <%s>; write <Thought>…</Thought><Action>…</Action>", tag, tag)
+		}
+		body := j + n
+		end := closeTag(text, body, tag)
+		if end < 0 {
+			return "", "", fmt.Errorf("<%s> is not closed; end it with </%s>", tag, tag)
+		}
+		content := text[body:end]
+		if inner := firstTag(content); inner != "" {
+			return "", "", fmt.Errorf("the <%s> block contains %s; put each block after the other, not inside it", tag, inner)
+		}
+		if tag == "Action" {
+			acts = append(acts, content)
+		} else {
+			thoughts = append(thoughts, content)
+		}
+		i = end + len(tag) + 3
+	}
+	switch {
+	case len(acts) == 0:
+		return "", "", fmt.Errorf("the reply has no <Action>…</Action> block; %s", formatHint)
+	case len(acts) > 1:
+		return "", "", fmt.Errorf("the reply has %d <Action> blocks; write exactly one action", len(acts))
+	case len(thoughts) > 1:
+		return "", "", fmt.Errorf("the reply has %d <Thought> blocks; write one", len(thoughts))
+	}
+	action = unfence(acts[0])
+	if action == "" {
+		return "", "", fmt.Errorf("the <Action> block is empty; %s", formatHint)
+	}
+	if len(thoughts) == 1 {
+		thought = strings.TrimSpace(thoughts[0])
+	}
+	return thought, action, nil
+}
+
+const formatHint = "reply as <Thought>your reasoning</Thought><Action>one action</Action>"
+
+var replyTags = [...]string{"Thought", "Action"}
+
+// tagAt recognises <Thought>, </Thought>, <Action> or </Action> at text[j] (a '<'), in any
+// ASCII letter case, and returns the tag's canonical name and length; tag is "" for none.
+func tagAt(text string, j int) (tag string, closing bool, n int) {
+	k := j + 1
+	if k < len(text) && text[k] == '/' {
+		closing = true
+		k++
+	}
+	for _, t := range replyTags {
+		if end := k + len(t); end < len(text) && text[end] == '>' && equalFoldASCII(text[k:end], t) {
+			return t, closing, end + 1 - j
+		}
+	}
+	return "", false, 0
+}
+
+// closeTag is the index of the first </tag> at or after from, or -1.
+func closeTag(text string, from int, tag string) int {
+	for i := from; ; {
+		j := strings.IndexByte(text[i:], '<')
+		if j < 0 {
+			return -1
+		}
+		j += i
+		if t, closing, _ := tagAt(text, j); closing && t == tag {
+			return j
+		}
+		i = j + 1
+	}
+}
+
+// firstTag is the first reply tag in s as written, or "".
+func firstTag(s string) string {
+	for i := 0; ; {
+		j := strings.IndexByte(s[i:], '<')
+		if j < 0 {
+			return ""
+		}
+		j += i
+		if t, _, n := tagAt(s, j); t != "" {
+			return s[j : j+n]
+		}
+		i = j + 1
+	}
+}
+
+// unfence trims the action and takes off backticks that wrap all of it (`click(1)`, or a fenced
+// block with an optional language tag), as long as any are left.
+func unfence(s string) string {
+	s = strings.TrimSpace(s)
+	for {
+		lead := len(s) - len(strings.TrimLeft(s, "`"))
+		trail := len(s) - len(strings.TrimRight(s, "`"))
+		k := min(lead, trail)
+		if k == 0 || lead == len(s) {
+			return s
+		}
+		s = s[k : len(s)-k]
+		if first, rest, ok := strings.Cut(s, "\n"); k >= 3 && ok && isLanguageTag(first) {
+			s = rest
+		}
+		s = strings.TrimSpace(s)
+	}
+}
+
+// isLanguageTag reports whether s is what follows an opening code fence: "", "text", "js", "c++".
+func isLanguageTag(s string) bool {
+	s = strings.TrimSpace(s)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isIdentByte(c) && c != '+' && c != '-' && c != '#' {
+			return false
+		}
+	}
+	return true
+}
+
+func equalFoldASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,42 @@
+package actions
+
+import "time"
+
+// table is the action grammar. Everything else in the package derives from it; a new action,
+// such as the server-side tools googleSearch, extractValue and useVariable, is one more entry:
+//
+//	{Name: "googleSearch", Args: []ArgSpec{text("query")}, Handler: Server, Description: "Search the web; the results come with the next step."},
+var table = []Spec{
+	{Name: "click", Args: []ArgSpec{elementID}, Handler: DOM, Description: "Click the element with this id."},
+	{Name: "setValue", Args: []ArgSpec{elementID, {Name: "text", Kind: KindText, AllowEmpty: true}}, Handler: DOM, Description: `Replace the value of the input, textarea or select with this id by the text ("" clears it).`},
+	{Name: "search", Args: []ArgSpec{text("query")}, Handler: DOM, Description: "Type the query into the page's search box and submit it."},
+	{Name: "scroll", Args: []ArgSpec{{Name: "direction", Kind: KindChoice, Choices: []string{"up", "down"}}}, Handler: DOM, Description: "Scroll the page by one screen."},
+	{Name: "navigate", Args: []ArgSpec{{Name: "url", Kind: KindURL}}, Handler: DOM, Description: "Open the URL in the current tab."},
+	{Name: "pressKey", Args: []ArgSpec{{Name: "key", Kind: KindChoice, Choices: keys}}, Handler: DOM, Description: "Press a key on the focused element."},
+	{Name: "dismissDialog", Handler: DOM, Description: "Dismiss the browser's own alert, confirm or prompt dialog that blocks the page (for dialogs drawn by the page, click their close button)."},
+	{Name: "wait", Args: []ArgSpec{{Name: "seconds", Kind: KindSeconds, Min: 500 * time.Millisecond, Max: 30 * time.Second}}, Handler: DOM, Description: "Wait for the page to load or change."},
+	{Name: "askUser", Args: []ArgSpec{text("question")}, Handler: DOM, Effect: AsksUser, Description: "Ask the user for something only they know (a missing detail, a choice, credentials); the task pauses until they answer."},
+	// verifySuccess goes to the extension as a checkpoint that changes nothing on the page: the next
+	// request brings the fresh page, on which the model confirms success before finish().
+	{Name: "verifySuccess", Args: []ArgSpec{text("description")}, Handler: DOM, Description: "Check on the current page that the task succeeded as described; required before finish() when an earlier step failed."},
+	{Name: "finish", Handler: DOM, Effect: Completes, Description: "The task is done."},
+	{Name: "fail", Args: []ArgSpec{optional(text("reason"))}, Handler: DOM, Effect: Fails, Description: "The task cannot be done; say why."},
+}
+
+// keys are the key names pressKey accepts: KeyboardEvent.key values of the keys that act on a
+// page without typing text (text goes through setValue).
+var keys = []string{
+	"Enter", "Tab", "Escape", "Backspace", "Delete",
+	"ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight",
+	"Home", "End", "PageUp", "PageDown",
+}
+
+var elementID = ArgSpec{Name: "id", Kind: KindElement}
+
+// text is a required, non-empty string argument.
+func text(name string) ArgSpec { return ArgSpec{Name: name, Kind: KindText} }
+
+func optional(a ArgSpec) ArgSpec {
+	a.Optional = true
+	return a
+}
