@@ -39,7 +39,8 @@ type fixture struct {
 func newFixture(t *testing.T) fixture {
 	t.Helper()
 	db := dynamotest.New(t)
-	c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+	// Real time: DynamoDB Local runs TTL, so items must not look expired to it.
+	c := &clock{t: time.Now().UTC().Truncate(time.Second)}
 	store := accountsdb.New(db.Client, db.Tables["AccountsTable"])
 	store.Now = c.Now
 	limiter := ratelimit.New(db.Client, db.Tables["RateLimitsTable"])

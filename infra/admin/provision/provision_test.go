@@ -103,7 +103,8 @@ func TestEnsureDemoKeepsExistingPassword(t *testing.T) {
 func TestSetUserTier(t *testing.T) {
 	s := newStore(t)
 	ctx := t.Context()
-	clock := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	// Real time: DynamoDB Local runs TTL, so items must not look expired to it.
+	clock := time.Now().UTC().Truncate(time.Second)
 	s.Now = func() time.Time { return clock }
 
 	solo, err := CreateUser(ctx, s, NewUser{Email: "solo@example.com", Name: "Solo", Password: "password-1"})

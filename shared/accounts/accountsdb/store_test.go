@@ -9,8 +9,9 @@ import (
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
 
-// t0 is the fake clock's start; sub-second so that round trips prove nanoseconds survive.
-var t0 = time.Date(2026, 3, 1, 12, 0, 0, 123456789, time.UTC)
+// t0 is the fake clock's start: the real present, because DynamoDB Local runs TTL and would delete
+// items that look expired to it; with a sub-second part so round trips prove nanoseconds survive.
+var t0 = time.Now().UTC().Truncate(time.Second).Add(123456789)
 
 // clock is a settable fake time.
 type clock struct{ now time.Time }

@@ -26,7 +26,8 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	db := dynamotest.New(t)
-	f := &fixture{db: db, now: time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)}
+	// Real time: DynamoDB Local runs TTL, so items must not look expired to it.
+	f := &fixture{db: db, now: time.Now().UTC().Truncate(time.Second)}
 	f.store = New(db.Client, db.Tables["TasksTable"])
 	f.store.Now = func() time.Time { return f.now }
 	return f

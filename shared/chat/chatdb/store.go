@@ -1,0 +1,152 @@
+// Package chatdb stores the chat domain (sessions, messages, page snapshots) in the Sessions and
+// Messages tables of template.yaml.
+//
+// Items (t = tenant, u = user, s = session; times are fixed-width RFC 3339 with nanoseconds so
+// they sort as strings; expiresAt is epoch seconds, the tables' TTL):
+//
+//	Sessions  session   PK=TENANT#t#SESSION#s  SK=SESSION
+//	                    GSI1PK=TENANT#t#USER#u#<view>           GSI1SK=<updatedAt>#s
+//	                    GSI2PK=TENANT#t#USER#u#<view>#<status>  GSI2SK=<updatedAt>#s
+//	Messages  message   PK=TENANT#t#SESSION#s  SK=MSG#<sequence number, 10 digits>
+//	          snapshot  PK=TENANT#t#SESSION#s  SK=SNAP#<hex SHA-256 of the page>
+//
+// <view> is LIVE or ARCHIVED, so that hiding archived sessions is a choice of partition, not a
+// filter. Both indexes project only keys and expiresAt: a page walks offset+limit entries and
+// reads its sessions from the table; a total is a COUNT query over the lean entries (exact under
+// TTL lag, and no per-user counter item for every step's transaction to contend on).
+//
+// A session's messages and snapshots share its partition key, so a session's data is one Query
+// and a cascading delete one partition. Snapshots are deduplicated per session: the same page
+// in two sessions is stored twice, and no tenant can learn whether another stored a page.
+package chatdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/screenagent/backend/shared/chat"
+)
+
+// DefaultMaxSnapshotBytes bounds a compressed page: DynamoDB items are at most 400 KB, and the
+// snapshot item's keys and other attributes need well under the 50 KB left.
+const DefaultMaxSnapshotBytes = 350_000
+
+// Store reads and writes the chat tables.
+type Store struct {
+	client   *dynamodb.Client
+	sessions string
+	messages string
+	// Retention sets every item's expiresAt; callers may replace the defaults before use.
+	Retention chat.Retention
+	// MaxSnapshotBytes is the largest compressed page stored.
+	MaxSnapshotBytes int
+	// Now is the clock of the convenience methods and of expiry checks on reads; tests replace it.
+	Now func() time.Time
+}
+
+// New returns a Store on the Sessions and Messages tables with the default retention and the
+// system clock.
+func New(client *dynamodb.Client, sessionsTable, messagesTable string) *Store {
+	return &Store{
+		client:           client,
+		sessions:         sessionsTable,
+		messages:         messagesTable,
+		Retention:        chat.DefaultRetention(),
+		MaxSnapshotBytes: DefaultMaxSnapshotBytes,
+		Now:              time.Now,
+	}
+}
+
+// now is the clock in UTC without a monotonic reading, so that a value returned equals the one
+// read back.
+func (s *Store) now() time.Time { return s.Now().UTC().Round(0) }
+
+// Index names and the key values of each item type.
+const (
+	gsi1       = "GSI1"
+	gsi2       = "GSI2"
+	sessionSK  = "SESSION"
+	msgPrefix  = "MSG#"
+	snapPrefix = "SNAP#"
+)
+
+func sessionPK(tenantID, sessionID string) string {
+	return "TENANT#" + tenantID + "#SESSION#" + sessionID
+}
+func messageSK(seq int) string    { return fmt.Sprintf("%s%010d", msgPrefix, seq) }
+func snapshotSK(id string) string { return snapPrefix + id }
+
+func view(archived bool) string {
+	if archived {
+		return "ARCHIVED"
+	}
+	return "LIVE"
+}
+
+// userPartition is a session's GSI1 partition; statusPartition its GSI2 partition.
+func userPartition(tenantID, userID string, archived bool) string {
+	return "TENANT#" + tenantID + "#USER#" + userID + "#" + view(archived)
+}
+
+func statusPartition(tenantID, userID string, archived bool, st chat.Status) string {
+	return userPartition(tenantID, userID, archived) + "#" + string(st)
+}
+
+// recency is both indexes' sort key: newest update last in key order, the session ID breaking ties.
+func recency(updatedAt time.Time, sessionID string) string {
+	return sortableTime(updatedAt) + "#" + sessionID
+}
+
+func key(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{"PK": str(pk), "SK": str(sk)}
+}
+
+func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+func num(v int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+}
+func boolean(v bool) types.AttributeValue { return &types.AttributeValueMemberBOOL{Value: v} }
+
+// epoch is a time as the TTL attribute's value.
+func epoch(t time.Time) types.AttributeValue { return num(t.Unix()) }
+
+// timeLayout formats times with all nine fractional digits: RFC3339Nano drops trailing zeros,
+// and "…:05Z" sorts after "…:05.1Z" as a string.
+const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+func sortableTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func parseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	return time.Parse(time.RFC3339Nano, s)
+}
+
+// live is the filter of every read: TTL deletes lazily, so an item past expiresAt is absent.
+const live = "expiresAt > :now"
+
+// expired reports whether an item with expiry exp is absent at now (the complement of live).
+func expired(exp, now time.Time) bool { return exp.Unix() <= now.Unix() }
+
+// isConditionFailed reports whether err is a failed condition of a single-item write.
+func isConditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+// getItem reads one item with strong consistency; the item is nil when it does not exist.
+func (s *Store) getItem(ctx context.Context, table string, k map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	res, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &table, Key: k, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, err
+	}
+	return res.Item, nil
+}

@@ -1,0 +1,114 @@
+package chatdb
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/screenagent/backend/shared/chat"
+	"github.com/screenagent/backend/shared/dynamotest"
+)
+
+func TestMain(m *testing.M) { dynamotest.Main(m) }
+
+// t0 is the fake clock's start: the real present, because DynamoDB Local runs TTL and would
+// delete items whose expiry is in the real past; sub-second so that round trips prove
+// nanoseconds survive.
+var t0 = time.Now().UTC().Truncate(time.Second).Add(123456789)
+
+// clock is a settable fake time, safe for concurrent readers.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// newStore returns a Store on fresh tables whose clock starts at t0.
+func newStore(t *testing.T) (*Store, *clock, *dynamotest.DB) {
+	t.Helper()
+	db := dynamotest.New(t)
+	c := &clock{now: t0}
+	s := New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"])
+	s.Now = c.Now
+	return s, c, db
+}
+
+// create stores a new session of a user with the query as its first message, at the store's clock.
+func create(t *testing.T, s *Store, tenantID, userID, query string) chat.Session {
+	t.Helper()
+	sess, err := chat.NewSession(tenantID, userID, "task-1", "https://shop.example.com/cart", query, s.Now())
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	sess, err = s.Create(t.Context(), sess, Step{Messages: []chat.Message{{Role: chat.RoleUser, Content: query}}})
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	return sess
+}
+
+// appendMsgs appends assistant messages with the given contents to sess as read.
+func appendMsgs(t *testing.T, s *Store, sess chat.Session, contents ...string) chat.Session {
+	t.Helper()
+	var msgs []chat.Message
+	for _, c := range contents {
+		msgs = append(msgs, chat.Message{Role: chat.RoleAssistant, Content: c})
+	}
+	sess, err := s.Append(t.Context(), sess, Step{Messages: msgs})
+	if err != nil {
+		t.Fatalf("Append(%q): %v", contents, err)
+	}
+	return sess
+}
+
+// rawItems returns the items of a session's partition in the Messages table whose sort key
+// starts with prefix (every item for ""), expired or not.
+func rawItems(t *testing.T, s *Store, tenantID, sessionID, prefix string) []map[string]types.AttributeValue {
+	t.Helper()
+	cond, values := "PK = :pk", map[string]types.AttributeValue{":pk": str(sessionPK(tenantID, sessionID))}
+	if prefix != "" {
+		cond += " AND begins_with(SK, :p)"
+		values[":p"] = str(prefix)
+	}
+	out, err := s.client.Query(t.Context(), &dynamodb.QueryInput{
+		TableName:                 &s.messages,
+		KeyConditionExpression:    aws.String(cond),
+		ExpressionAttributeValues: values,
+		ConsistentRead:            aws.Bool(true),
+	})
+	if err != nil {
+		t.Fatalf("query partition: %v", err)
+	}
+	return out.Items
+}
+
+func contents(msgs []chat.Message) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.Content
+	}
+	return out
+}
+
+func sequence(msgs []chat.Message) []int {
+	out := make([]int, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.SequenceNumber
+	}
+	return out
+}
