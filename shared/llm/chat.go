@@ -1,0 +1,249 @@
+package llm
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/screenagent/backend/shared/tracing"
+)
+
+// Defaults of Options.
+const (
+	DefaultAttemptTimeout = 20 * time.Second
+	DefaultSafetyMargin   = time.Second
+	DefaultBackoff        = 500 * time.Millisecond
+)
+
+const (
+	// maxAttempts is the first call and two retries.
+	maxAttempts = 3
+	// minAttempt is the least time worth starting a call with: a chat completion rarely comes
+	// back faster, so a shorter attempt would only spend the caller's budget.
+	minAttempt = 500 * time.Millisecond
+	// maxRetryAfter bounds how long a server may ask us to wait; a longer ask ends the retries.
+	maxRetryAfter = 10 * time.Second
+)
+
+// TokenSource supplies a bearer token per call (GigaChat's OAuth tokens). Invalidate drops a
+// token the server refused, so the next Token fetches a new one.
+type TokenSource interface {
+	Token(ctx context.Context) (string, error)
+	Invalidate(token string)
+}
+
+// Options configure a Chat.
+type Options struct {
+	// Provider names the endpoint in Info and errors; default "openai".
+	Provider string
+	BaseURL  string
+	Model    string
+	// APIKey is sent as the bearer token unless Tokens is set.
+	APIKey string
+	Tokens TokenSource
+	// HTTPClient defaults to a traced http.Client.
+	HTTPClient *http.Client
+	// AttemptTimeout bounds each HTTP call; a call also ends SafetyMargin before the context's
+	// deadline, which leaves the caller time to write its state.
+	AttemptTimeout time.Duration
+	SafetyMargin   time.Duration
+	// Backoff is the base delay before the first retry; it doubles for the second, with jitter.
+	Backoff time.Duration
+}
+
+// Chat is a chat-completions client for an OpenAI-compatible endpoint.
+type Chat struct {
+	completions    openai.ChatCompletionService
+	info           Info
+	tokens         TokenSource
+	attemptTimeout time.Duration
+	margin         time.Duration
+	backoff        time.Duration
+	// maxCompletionTokens: OpenAI's own API refuses max_tokens for its reasoning models, while
+	// other OpenAI-compatible servers (GigaChat, older local servers) know only max_tokens.
+	maxCompletionTokens bool
+	sleep               func(context.Context, time.Duration) error
+}
+
+var _ Client = (*Chat)(nil)
+
+// New returns a Chat for o. The SDK's own retries are off: Complete retries within the
+// caller's deadline instead.
+func New(o Options) (*Chat, error) {
+	base, err := url.Parse(o.BaseURL)
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, fmt.Errorf("llm: base URL must be an absolute http(s) URL, got %q", o.BaseURL)
+	}
+	if o.Model == "" {
+		return nil, errors.New("llm: model is required")
+	}
+	if o.Provider == "" {
+		o.Provider = ProviderOpenAI
+	}
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = tracing.HTTPClient(&http.Client{})
+	}
+	c := &Chat{
+		// The chat-completions service alone, not openai.NewClient: it reads no OPENAI_*
+		// variables behind our back, and keeps every other API out of the binary.
+		completions: openai.NewChatCompletionService(
+			option.WithBaseURL(o.BaseURL),
+			option.WithAPIKey(o.APIKey),
+			option.WithHTTPClient(hc),
+			option.WithMaxRetries(0),
+		),
+		info:                Info{Provider: o.Provider, Model: o.Model, BaseURL: o.BaseURL},
+		tokens:              o.Tokens,
+		attemptTimeout:      orDefault(o.AttemptTimeout, DefaultAttemptTimeout),
+		margin:              orDefault(o.SafetyMargin, DefaultSafetyMargin),
+		backoff:             orDefault(o.Backoff, DefaultBackoff),
+		maxCompletionTokens: base.Hostname() == "api.openai.com",
+		sleep:               sleep,
+	}
+	return c, nil
+}
+
+// Info describes the endpoint.
+func (c *Chat) Info() Info { return c.info }
+
+// Complete sends req, retrying twice on 429, 5xx, timeouts and connection errors with
+// exponential backoff and jitter (or the server's Retry-After when longer). No attempt starts,
+// and no wait is made, that could not finish SafetyMargin before ctx's deadline.
+func (c *Chat) Complete(ctx context.Context, req Request) (Response, error) {
+	start := time.Now()
+	params, err := c.params(req)
+	if err != nil {
+		return Response{}, &Error{Provider: c.info.Provider, Err: err}
+	}
+	deadline, bounded := ctx.Deadline()
+	deadline = deadline.Add(-c.margin)
+	var last *failure
+	attempts := 0
+	for attempts < maxAttempts {
+		timeout := c.attemptTimeout
+		if bounded {
+			left := time.Until(deadline)
+			if left < minAttempt {
+				break
+			}
+			timeout = min(timeout, left)
+		}
+		attempts++
+		comp, f := c.attempt(ctx, params, timeout)
+		if f == nil {
+			return Response{
+				Content: comp.Choices[0].Message.Content,
+				Usage: Usage{
+					PromptTokens:     int(comp.Usage.PromptTokens),
+					CompletionTokens: int(comp.Usage.CompletionTokens),
+					TotalTokens:      int(comp.Usage.TotalTokens),
+				},
+				Model:    cmp.Or(comp.Model, c.info.Model),
+				Latency:  time.Since(start),
+				Attempts: attempts,
+			}, nil
+		}
+		last = f
+		if !f.retry || attempts == maxAttempts || f.retryAfter > maxRetryAfter {
+			break
+		}
+		wait := max(jitter(c.backoff<<(attempts-1)), f.retryAfter)
+		if bounded && time.Until(deadline)-wait < minAttempt {
+			break
+		}
+		if err := c.sleep(ctx, wait); err != nil {
+			last = &failure{err: fmt.Errorf("call abandoned: %w", err)}
+			break
+		}
+	}
+	if last == nil {
+		last = &failure{err: fmt.Errorf("no time left before the deadline: %w", context.DeadlineExceeded)}
+	}
+	return Response{}, &Error{Provider: c.info.Provider, StatusCode: last.status, Code: last.code, Attempts: attempts, Err: last.err}
+}
+
+func (c *Chat) params(req Request) (openai.ChatCompletionNewParams, error) {
+	if len(req.Messages) == 0 {
+		return openai.ChatCompletionNewParams{}, errors.New("request has no messages")
+	}
+	p := openai.ChatCompletionNewParams{Model: c.info.Model}
+	for i, m := range req.Messages {
+		switch m.Role {
+		case RoleSystem:
+			p.Messages = append(p.Messages, openai.SystemMessage(m.Content))
+		case RoleUser:
+			p.Messages = append(p.Messages, openai.UserMessage(m.Content))
+		case RoleAssistant:
+			p.Messages = append(p.Messages, openai.AssistantMessage(m.Content))
+		default:
+			return p, fmt.Errorf("message %d has unknown role %q", i, m.Role)
+		}
+	}
+	if req.MaxTokens > 0 {
+		if c.maxCompletionTokens {
+			p.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+		} else {
+			p.MaxTokens = openai.Int(int64(req.MaxTokens))
+		}
+	}
+	if req.Temperature != nil {
+		p.Temperature = openai.Float(*req.Temperature)
+	}
+	return p, nil
+}
+
+// attempt makes one HTTP call bounded by timeout.
+func (c *Chat) attempt(ctx context.Context, params openai.ChatCompletionNewParams, timeout time.Duration) (*openai.ChatCompletion, *failure) {
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var httpRes *http.Response
+	opts := []option.RequestOption{option.WithResponseInto(&httpRes)}
+	var token string
+	if c.tokens != nil {
+		var err error
+		if token, err = c.tokens.Token(actx); err != nil {
+			return nil, classify(ctx, fmt.Errorf("get token: %w", err), nil, timeout)
+		}
+		opts = append(opts, option.WithAPIKey(token))
+	}
+	comp, err := c.completions.New(actx, params, opts...)
+	if err != nil {
+		f := classify(ctx, err, httpRes, timeout)
+		if f.status == http.StatusUnauthorized && c.tokens != nil {
+			// The token was revoked or expired early; a fresh one may well work.
+			c.tokens.Invalidate(token)
+			f.retry = true
+		}
+		return nil, f
+	}
+	if len(comp.Choices) == 0 {
+		return nil, &failure{err: errors.New("reply has no choices")}
+	}
+	return comp, nil
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
