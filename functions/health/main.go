@@ -4,13 +4,17 @@ package main
 import (
 	"context"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/screenagent/backend/shared/app"
+	"github.com/screenagent/backend/shared/llm"
 )
 
 func main() {
 	app.Main("GET /health", nil, func(_ context.Context, a *app.App) (http.Handler, error) {
-		return newHandler(a.Config.OpenAIModel, a.Config.OpenAIBaseURL, time.Now), nil
+		// An incomplete LLM configuration still has a model and base URL to report.
+		info, _ := llm.Describe(a.Config, os.Getenv)
+		return newHandler(info.Model, info.BaseURL, time.Now), nil
 	})
 }

@@ -6,10 +6,16 @@
 //	go run ./infra/admin org create --name Acme
 //	go run ./infra/admin org add-member --org Acme --email ana@example.com [--role admin|member]
 //	go run ./infra/admin tenant set-tier (--email ana@example.com | --org Acme) --tier pro
+//	go run ./infra/admin domain add|remove (--email ana@example.com | --org Acme) --pattern '*.acme.com'
+//	go run ./infra/admin domain list (--email ana@example.com | --org Acme)
+//	go run ./infra/admin knowledge ingest (--email ana@example.com | --org Acme) --domain app.acme.com FILE...
+//	go run ./infra/admin knowledge list (--email ana@example.com | --org Acme) [--domain app.acme.com]
+//	go run ./infra/admin knowledge delete (--email ana@example.com | --org Acme) --domain app.acme.com (--file NAME | --id DOC)
 //
 // It talks to the local stack's DynamoDB by default. For AWS, pass an empty endpoint and the
-// deployed table's name (--endpoint "" --table <name>, or DYNAMODB_ENDPOINT= ACCOUNTS_TABLE=<name>);
-// credentials come from the normal AWS chain.
+// deployed table's name (--endpoint "" --table <name>, or DYNAMODB_ENDPOINT= ACCOUNTS_TABLE=<name>;
+// the knowledge commands also --knowledge-table <name> or KNOWLEDGE_TABLE=<name>); credentials
+// come from the normal AWS chain.
 package main
 
 import (
@@ -29,8 +35,9 @@ import (
 
 // The local stack's DynamoDB, whose tables are named by logical ID.
 const (
-	defaultEndpoint = "http://127.0.0.1:8000"
-	defaultTable    = "AccountsTable"
+	defaultEndpoint       = "http://127.0.0.1:8000"
+	defaultTable          = "AccountsTable"
+	defaultKnowledgeTable = "KnowledgeTable"
 )
 
 const usage = `admin [--endpoint URL] [--table NAME] COMMAND
@@ -41,8 +48,15 @@ const usage = `admin [--endpoint URL] [--table NAME] COMMAND
   org create --name NAME
   org add-member --org NAME --email E [--role admin|member]
   tenant set-tier (--email E | --org NAME) --tier free|pro|enterprise
---endpoint (env DYNAMODB_ENDPOINT, default ` + defaultEndpoint + `; empty for AWS) and
---table (env ACCOUNTS_TABLE, default ` + defaultTable + `) may also follow the command.`
+  domain add (--email E | --org NAME) --pattern P
+  domain remove (--email E | --org NAME) --pattern P
+  domain list (--email E | --org NAME)
+  knowledge ingest (--email E | --org NAME) --domain D FILE...
+  knowledge list (--email E | --org NAME) [--domain D]
+  knowledge delete (--email E | --org NAME) --domain D (--file NAME | --id DOC)
+--endpoint (env DYNAMODB_ENDPOINT, default ` + defaultEndpoint + `; empty for AWS),
+--table (env ACCOUNTS_TABLE, default ` + defaultTable + `) and --knowledge-table
+(env KNOWLEDGE_TABLE, default ` + defaultKnowledgeTable + `) may also follow the command.`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -68,20 +82,23 @@ var errHelp = errors.New("help requested")
 
 // cli is one run of the command: its streams and the table it works on.
 type cli struct {
-	stdin           io.Reader
-	stdout          io.Writer
-	endpoint, table string
+	stdin                           io.Reader
+	stdout                          io.Writer
+	endpoint, table, knowledgeTable string
 }
 
 // newCLI returns a cli on the table the environment names, else the local stack's.
 func newCLI(stdin io.Reader, stdout io.Writer, lookupEnv func(string) (string, bool)) *cli {
-	c := &cli{stdin: stdin, stdout: stdout, endpoint: defaultEndpoint, table: defaultTable}
+	c := &cli{stdin: stdin, stdout: stdout, endpoint: defaultEndpoint, table: defaultTable, knowledgeTable: defaultKnowledgeTable}
 	// Set but empty is meaningful for the endpoint: AWS itself.
 	if v, ok := lookupEnv("DYNAMODB_ENDPOINT"); ok {
 		c.endpoint = v
 	}
 	if v, ok := lookupEnv("ACCOUNTS_TABLE"); ok && v != "" {
 		c.table = v
+	}
+	if v, ok := lookupEnv("KNOWLEDGE_TABLE"); ok && v != "" {
+		c.knowledgeTable = v
 	}
 	return c
 }
@@ -129,6 +146,18 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return c.orgAddMember(ctx, rest)
 	case "tenant set-tier":
 		return c.tenantSetTier(ctx, rest)
+	case "domain add":
+		return c.domainAdd(ctx, rest)
+	case "domain remove":
+		return c.domainRemove(ctx, rest)
+	case "domain list":
+		return c.domainList(ctx, rest)
+	case "knowledge ingest":
+		return c.knowledgeIngest(ctx, rest)
+	case "knowledge list":
+		return c.knowledgeList(ctx, rest)
+	case "knowledge delete":
+		return c.knowledgeDelete(ctx, rest)
 	}
 	return usagef(usage, "unknown command %q", cmd)
 }
@@ -140,6 +169,7 @@ func (c *cli) flagSet() *flag.FlagSet {
 	fs.SetOutput(io.Discard) // errors are reported once, by run
 	fs.StringVar(&c.endpoint, "endpoint", c.endpoint, "")
 	fs.StringVar(&c.table, "table", c.table, "")
+	fs.StringVar(&c.knowledgeTable, "knowledge-table", c.knowledgeTable, "")
 	return fs
 }
 

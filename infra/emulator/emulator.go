@@ -104,11 +104,13 @@ func New(cfg Config) (_ *Emulator, err error) {
 		return nil, fmt.Errorf("emulator: %w", err)
 	}
 
+	routes := newRouter(cfg.Template.Routes())
+	routes.requireIAM(iamEvents(cfg.Template))
 	e := &Emulator{
 		log:       log,
 		functions: map[string]*function{},
 		byFolder:  map[string][]*function{},
-		routes:    newRouter(cfg.Template.Routes()),
+		routes:    routes,
 		cors:      newCORSPolicy(cors),
 		accountID: accountID,
 		builder:   newBuilder(root, log),

@@ -29,6 +29,7 @@ type httpEvent struct {
 type requestContext struct {
 	AccountID    string      `json:"accountId"`
 	APIID        string      `json:"apiId"`
+	Authorizer   *authorizer `json:"authorizer,omitempty"`
 	DomainName   string      `json:"domainName"`
 	DomainPrefix string      `json:"domainPrefix"`
 	HTTP         httpContext `json:"http"`
@@ -56,6 +57,7 @@ type request struct {
 	traceRoot string
 	accountID string
 	received  time.Time
+	iam       *iamCaller // the caller of an AWS_IAM route
 }
 
 func newHTTPEvent(r *http.Request, req request) httpEvent {
@@ -103,6 +105,9 @@ func newHTTPEvent(r *http.Request, req request) httpEvent {
 			continue
 		}
 		ev.Headers[k] = strings.Join(vs, ",")
+	}
+	if req.iam != nil {
+		ev.RequestContext.Authorizer = &authorizer{IAM: req.iam}
 	}
 	ev.Headers["host"] = r.Host
 	// What HTTP API adds in front of every integration.

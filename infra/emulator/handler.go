@@ -57,6 +57,12 @@ func (e *Emulator) route(r *http.Request, id string, received time.Time) (httpRe
 	if !ok {
 		return gatewayError(http.StatusNotFound, "Not Found"), ""
 	}
+	var caller *iamCaller
+	if rt.iam {
+		if caller = sigV4Caller(r.Header.Get("Authorization"), e.accountID); caller == nil {
+			return gatewayError(http.StatusForbidden, "Forbidden"), rt.function
+		}
+	}
 	body, err := readBody(r)
 	switch {
 	case errors.Is(err, errTooLarge):
@@ -74,6 +80,7 @@ func (e *Emulator) route(r *http.Request, id string, received time.Time) (httpRe
 		traceRoot: traceRoot,
 		accountID: e.accountID,
 		received:  received,
+		iam:       caller,
 	}))
 	out, err := e.invoke(r.Context(), e.functions[rt.function], event, traceRoot)
 	switch {

@@ -27,6 +27,9 @@ type route struct {
 	method   string // "ANY" matches every method
 	segments []segment
 	function string
+	event    string
+	// iam is set for a route whose event asks for AWS_IAM authorization.
+	iam bool
 }
 
 // router matches requests as HTTP API does: the most specific route wins, where a literal
@@ -39,7 +42,7 @@ type router struct {
 func newRouter(rs []sam.Route) *router {
 	r := &router{}
 	for _, sr := range rs {
-		rt := route{method: sr.Method, function: sr.Function, key: sr.Method + " " + sr.Path}
+		rt := route{method: sr.Method, function: sr.Function, event: sr.Event, key: sr.Method + " " + sr.Path}
 		if sr.Path == "$default" {
 			rt.key = "$default"
 		} else {
@@ -74,10 +77,18 @@ func compareSpecificity(a, b route) int {
 		}
 		return -1
 	}
-	for i := 0; i < len(a.segments) && i < len(b.segments); i++ {
-		if c := cmp.Compare(a.segments[i].kind, b.segments[i].kind); c != 0 {
-			return c
+	// Segment kinds compare lexicographically, then by count, so that the order is total: two
+	// routes equal on their common segments but of different lengths must not both compare
+	// equal to a third that lies between them, or sorting would misplace routes.
+	kinds := func(r route) []int {
+		k := make([]int, len(r.segments))
+		for i, s := range r.segments {
+			k[i] = s.kind
 		}
+		return k
+	}
+	if c := slices.Compare(kinds(a), kinds(b)); c != 0 {
+		return c
 	}
 	return cmp.Compare(methodRank(a.method), methodRank(b.method))
 }
