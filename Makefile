@@ -3,6 +3,9 @@ SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
 GO        ?= go
+# The local emulator builds functions with cgo off (as Lambda does); tests and vet use the same
+# setting so the Go build cache serves both instead of compiling everything twice.
+export CGO_ENABLED := 0
 FUNCTIONS := $(patsubst functions/%/,%,$(sort $(dir $(wildcard functions/*/main.go))))
 LOCAL_BIN := .local/bin/local
 ENV       ?= default

@@ -4,18 +4,14 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/debugmode"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/knowledge"
 )
 
 type resolver interface {
 	Resolve(ctx context.Context, tenantID, rawURL, query string) (knowledge.Result, error)
-}
-
-type preferencesReader interface {
-	GetPreferences(ctx context.Context, tenantID, userID string) (accounts.Preferences, bool, error)
 }
 
 // resolveData is ResolveKnowledgeResponse (SERVER_SIDE_AGENT_ARCH.md §5.2), plus ragDebug in
@@ -33,21 +29,17 @@ type resolveData struct {
 // debug metadata always goes to the request's log line; the answer carries it as ragDebug only
 // in debug mode: debug=true asked for and the user's preferences having debugMode on, so that
 // an ordinary user's tools never see how retrieval works inside.
-func newHandler(svc resolver, prefs preferencesReader) http.Handler {
+func newHandler(svc resolver, prefs debugmode.PreferencesReader) http.Handler {
 	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		id, ok := auth.IdentityFrom(r.Context())
 		if !ok {
 			return auth.HTTPError(auth.ErrUnauthorized)
 		}
-		q := r.URL.Query()
-		wantDebug := false
-		switch q.Get("debug") {
-		case "", "false":
-		case "true":
-			wantDebug = true
-		default:
-			return httpapi.Validation("debug", "must be true or false")
+		debug, err := debugmode.Enabled(r, prefs, id)
+		if err != nil {
+			return err
 		}
+		q := r.URL.Query()
 		res, err := svc.Resolve(r.Context(), id.TenantID, q.Get("url"), q.Get("query"))
 		if err != nil {
 			return err
@@ -60,14 +52,8 @@ func newHandler(svc resolver, prefs preferencesReader) http.Handler {
 			Context:         res.Chunks,
 			Citations:       res.Citations,
 		}
-		if wantDebug {
-			p, _, err := prefs.GetPreferences(r.Context(), id.TenantID, id.UserID)
-			if err != nil {
-				return err
-			}
-			if p.DebugMode {
-				data.RAGDebug = &res.Debug
-			}
+		if debug {
+			data.RAGDebug = &res.Debug
 		}
 		httpapi.WriteData(w, http.StatusOK, data)
 		return nil

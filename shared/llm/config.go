@@ -240,3 +240,13 @@ func trustingHTTPClient(pem []byte) (*http.Client, error) {
 	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	return tracing.HTTPClient(&http.Client{Transport: tr}), nil
 }
+
+// Unconfigured is the Client of a deployment whose LLM is not configured: every call fails with
+// the configuration error (matching ErrUnavailable too), so agent routes answer LLM_ERROR with
+// a clear log line instead of failing their cold start.
+type Unconfigured struct{ Err error }
+
+// Complete fails.
+func (u Unconfigured) Complete(context.Context, Request) (Response, error) {
+	return Response{}, fmt.Errorf("%w: %w", ErrUnavailable, u.Err)
+}

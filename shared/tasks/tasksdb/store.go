@@ -49,8 +49,8 @@ const ActiveIndexPartition = "TASKS#active"
 const sortableTime = "2006-01-02T15:04:05.000000000Z"
 
 func taskPK(tenantID, taskID string) string { return "TENANT#" + tenantID + "#TASK#" + taskID }
-func stepSK(i int) string                    { return fmt.Sprintf("STEP#%06d", i) }
-func debugPartition(tenantID string) string  { return "TENANT#" + tenantID + "#DEBUG" }
+func stepSK(i int) string                   { return fmt.Sprintf("STEP#%06d", i) }
+func debugPartition(tenantID string) string { return "TENANT#" + tenantID + "#DEBUG" }
 func idemPK(tenantID, key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return "TENANT#" + tenantID + "#IDEM#" + hex.EncodeToString(sum[:])
@@ -246,10 +246,10 @@ func (s *Store) StepItems(task tasks.Task, isNew bool, step tasks.Step, status t
 func (s *Store) FailTask(ctx context.Context, task tasks.Task, reason string) error {
 	now := s.now()
 	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           aws.String(s.table),
-		Key:                 keyOf(taskPK(task.TenantID, task.ID), "TASK"),
-		UpdateExpression:    aws.String("SET #status = :failed, failureReason = :reason, updatedAt = :now, expiresAt = :exp REMOVE GSI2PK, GSI2SK"),
-		ConditionExpression: aws.String("stepCount = :expected AND #status = :active"),
+		TableName:                aws.String(s.table),
+		Key:                      keyOf(taskPK(task.TenantID, task.ID), "TASK"),
+		UpdateExpression:         aws.String("SET #status = :failed, failureReason = :reason, updatedAt = :now, expiresAt = :exp REMOVE GSI2PK, GSI2SK"),
+		ConditionExpression:      aws.String("stepCount = :expected AND #status = :active"),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":failed":   &types.AttributeValueMemberS{Value: string(tasks.StatusFailed)},
