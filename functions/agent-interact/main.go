@@ -1,0 +1,41 @@
+// Command agent-interact serves POST /api/agent/interact, the action loop.
+package main
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/screenagent/backend/shared/agent"
+	"github.com/screenagent/backend/shared/app"
+	"github.com/screenagent/backend/shared/chat/chatdb"
+	"github.com/screenagent/backend/shared/config"
+	"github.com/screenagent/backend/shared/knowledge/retrieval"
+	"github.com/screenagent/backend/shared/ratelimit"
+	"github.com/screenagent/backend/shared/tasks/tasksdb"
+)
+
+func main() {
+	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable, config.EnvSessionsTable,
+		config.EnvMessagesTable, config.EnvKnowledgeTable})
+	app.Main("POST /api/agent/interact", required, func(ctx context.Context, a *app.App) (http.Handler, error) {
+		client, info, err := a.LLM(ctx)
+		if err != nil {
+			return nil, err
+		}
+		know, err := retrieval.New(a.Config, a.DynamoDB)
+		if err != nil {
+			return nil, err
+		}
+		engine := &agent.Engine{
+			Tasks:     tasksdb.New(a.DynamoDB, a.Config.TasksTable),
+			Chat:      chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable),
+			DB:        a.DynamoDB,
+			Knowledge: know,
+			LLM:       client,
+			Model:     info.Model,
+			Logger:    a.Logger,
+		}
+		return a.Protect(ratelimit.ClassInteract, newHandler(engine, a.Accounts()))
+	})
+}

@@ -1,0 +1,458 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/screenagent/backend/shared/agent/actions"
+	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/chat"
+	"github.com/screenagent/backend/shared/chat/chatdb"
+	"github.com/screenagent/backend/shared/ddbtx"
+	"github.com/screenagent/backend/shared/knowledge"
+	"github.com/screenagent/backend/shared/llm"
+	"github.com/screenagent/backend/shared/tasks"
+)
+
+// Errors of the engine, mapped to the contract by the interact handler. Each means the request
+// changed nothing.
+var (
+	ErrTaskNotFound        = errors.New("agent: task not found")
+	ErrTaskCompleted       = errors.New("agent: task already finished")
+	ErrMaxSteps            = errors.New("agent: maximum steps exceeded")
+	ErrSessionNotFound     = errors.New("agent: session not found")
+	ErrSessionMismatch     = errors.New("agent: session does not belong to the task")
+	ErrConflict            = errors.New("agent: concurrent step on the task")
+	ErrIdempotencyMismatch = errors.New("agent: idempotency key reused with another request")
+	ErrLLM                 = errors.New("agent: llm failed")
+)
+
+// TaskStore is what the engine needs of the tasks store.
+type TaskStore interface {
+	GetTask(ctx context.Context, tenantID, taskID string) (tasks.Task, error)
+	Steps(ctx context.Context, tenantID, taskID string) ([]tasks.Step, error)
+	StepItems(task tasks.Task, isNew bool, step tasks.Step, status tasks.Status) ([]ddbtx.Item, error)
+	FailTask(ctx context.Context, task tasks.Task, reason string) error
+	GetIdempotency(ctx context.Context, tenantID, key string) (tasks.IdempotencyRecord, error)
+	IdempotencyItem(tenantID string, rec tasks.IdempotencyRecord) (ddbtx.Item, error)
+	DebugItem(tenantID string, e tasks.DebugEntry) (ddbtx.Item, error)
+	PutDebug(ctx context.Context, tenantID string, e tasks.DebugEntry) error
+}
+
+// ChatStore is what the engine needs of the chat store.
+type ChatStore interface {
+	GetSession(ctx context.Context, tenantID, sessionID string) (chat.Session, error)
+	CaptureDOM(ctx context.Context, tenantID, sessionID, dom string) (chat.DOMCapture, error)
+	CreateWrites(sess chat.Session, step chatdb.Step, now time.Time) (chatdb.Batch, error)
+	AppendWrites(sess chat.Session, step chatdb.Step, now time.Time) (chatdb.Batch, error)
+	SetStatus(ctx context.Context, tenantID, sessionID string, status chat.Status) (chat.Session, error)
+	AfterCommit(ctx context.Context, b chatdb.Batch) error
+}
+
+// Retriever finds the tenant's knowledge for a page.
+type Retriever interface {
+	Resolve(ctx context.Context, tenantID, rawURL, query string) (knowledge.Result, error)
+}
+
+// Engine decides and records one step of a task.
+type Engine struct {
+	Tasks     TaskStore
+	Chat      ChatStore
+	DB        ddbtx.Writer
+	Knowledge Retriever
+	LLM       llm.Client
+	// Model names the configured model for records (the reply's own model wins when given).
+	Model string
+	// MaxSteps bounds a task (50 by default).
+	MaxSteps int
+	// PageBudget is the token budget of the page part of the prompt (page.DefaultBudget by default).
+	PageBudget int
+	// WriteReserve is the time kept after the LLM for storing the step, so a step never runs
+	// into the gateway's timeout with half its state written.
+	WriteReserve time.Duration
+	// CorrectionMinBudget is the time a corrective retry needs; with less left it is skipped.
+	CorrectionMinBudget time.Duration
+	Now                 func() time.Time
+	Logger              *slog.Logger
+}
+
+// Defaults of the engine's limits.
+const (
+	DefaultMaxSteps            = 50
+	DefaultWriteReserve        = 3 * time.Second
+	DefaultCorrectionMinBudget = 5 * time.Second
+)
+
+func (e *Engine) now() time.Time {
+	if e.Now != nil {
+		return e.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (e *Engine) maxSteps() int {
+	if e.MaxSteps > 0 {
+		return e.MaxSteps
+	}
+	return DefaultMaxSteps
+}
+
+func (e *Engine) logger() *slog.Logger {
+	if e.Logger != nil {
+		return e.Logger
+	}
+	return slog.Default()
+}
+
+// Interact runs one step: it loads the task and its history, asks the LLM for the next action
+// and stores the step, its chat messages, a debug entry and the idempotency record in one
+// transaction. Any error leaves the task exactly as it was.
+func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
+	start := e.now()
+	tenant := req.Identity.TenantID
+	if req.IdempotencyKey != "" {
+		resp, found, err := e.replay(ctx, tenant, req)
+		if found || err != nil {
+			return resp, err
+		}
+	}
+
+	st, err := e.load(ctx, req)
+	if err != nil {
+		return Response{}, err
+	}
+
+	know, err := e.Knowledge.Resolve(ctx, tenant, req.URL, req.Query)
+	if err != nil {
+		// Knowledge grounds the model but is not needed to act: go on without it.
+		e.logger().WarnContext(ctx, "knowledge unavailable", "tenantId", tenant, "error", err.Error())
+		know = knowledge.Result{}
+	}
+
+	pg := page.Parse(req.DOM)
+	rendered := page.Render(pg, req.Query, e.PageBudget)
+	notes := finishNotes(st.history, req.Report)
+	system, user := BuildPrompt(PromptInput{
+		Task: st.task.Query, URL: req.URL, Now: start, History: st.history, Report: req.Report,
+		Knowledge: knowledgeChunks(know), Grammar: actions.PromptText(), Page: rendered.Text, Notes: notes,
+	})
+
+	d, err := e.decide(ctx, system, user, pg)
+	if err != nil {
+		e.recordFailure(ctx, st, err, start)
+		return Response{}, fmt.Errorf("%w: %w", ErrLLM, err)
+	}
+	d = e.applyPolicies(d, st.history, req.Report)
+
+	stepIndex := st.task.StepCount
+	status := tasks.StatusActive
+	respStatus := string(tasks.StatusActive)
+	switch d.action.Effect() {
+	case actions.Completes:
+		status, respStatus = tasks.StatusCompleted, string(tasks.StatusCompleted)
+	case actions.Fails:
+		status, respStatus = tasks.StatusFailed, string(tasks.StatusFailed)
+	case actions.AsksUser:
+		respStatus = StatusNeedsUserInput
+	}
+
+	resp := Response{
+		Thought: d.thought, Action: d.action.String(),
+		Usage:  &Usage{PromptTokens: d.usage.PromptTokens, CompletionTokens: d.usage.CompletionTokens},
+		TaskID: st.task.ID, SessionID: st.session.ID, HasOrgKnowledge: know.HasOrgKnowledge,
+		Status: respStatus, CurrentStep: stepIndex + 1,
+		Metrics: Metrics{
+			LLMLatencyMs: d.latency.Milliseconds(), LLMAttempts: d.attempts,
+			PromptTokens: d.usage.PromptTokens, CompletionTokens: d.usage.CompletionTokens,
+			StepCount: stepIndex + 1, MaxSteps: e.maxSteps(), PageTokens: rendered.Tokens,
+			PageTruncated: rendered.Truncated, CorrectiveRetry: d.corrected,
+		},
+	}
+	if respStatus == StatusNeedsUserInput {
+		q, _ := d.action.Text()
+		resp.UserQuestion, resp.MissingInformation = q, []string{q}
+	}
+	resp.Metrics.DurationMs = e.now().Sub(start).Milliseconds()
+	if req.Debug {
+		resp.DebugInfo = map[string]any{
+			"knowledge": know.Debug, "promptChars": len(system) + len(user), "pageTokens": rendered.Tokens,
+			"pageElements": rendered.ElementsTotal, "pageElementsShown": rendered.ElementsShown,
+			"modelAction": d.modelAction, "parseErrors": d.parseErrors,
+		}
+	}
+
+	step := tasks.Step{
+		Index: stepIndex, Thought: d.thought, Action: resp.Action, PreviousReport: req.Report, URL: req.URL,
+		Usage: tasks.Usage{PromptTokens: d.usage.PromptTokens, CompletionTokens: d.usage.CompletionTokens},
+		Model: d.model, LLMAttempts: d.attempts, LLMLatency: d.latency, Duration: e.now().Sub(start),
+	}
+	if d.modelAction != resp.Action {
+		step.ModelAction = d.modelAction
+	}
+	if err := e.store(ctx, req, st, step, status, resp, debugData(d, rendered, know, system, user)); err != nil {
+		if errors.Is(err, tasks.ErrIdempotencyRace) {
+			// The same request committed first: answer what it answered.
+			if resp, found, rerr := e.replay(ctx, tenant, req); found || rerr != nil {
+				return resp, rerr
+			}
+		}
+		return Response{}, err
+	}
+	return resp, nil
+}
+
+// state is what a step starts from.
+type state struct {
+	task       tasks.Task
+	isNew      bool
+	history    []tasks.Step
+	session    chat.Session
+	newSession bool
+}
+
+func (e *Engine) load(ctx context.Context, req Request) (state, error) {
+	tenant := req.Identity.TenantID
+	var st state
+	if req.TaskID == "" {
+		st.isNew = true
+		st.task = tasks.Task{
+			ID: uuid.NewString(), TenantID: tenant, UserID: req.Identity.UserID, URL: req.URL, Query: req.Query,
+			Status: tasks.StatusActive,
+		}
+	} else {
+		t, err := e.Tasks.GetTask(ctx, tenant, req.TaskID)
+		if errors.Is(err, tasks.ErrNotFound) {
+			return st, ErrTaskNotFound
+		}
+		if err != nil {
+			return st, err
+		}
+		if t.Status != tasks.StatusActive {
+			return st, ErrTaskCompleted
+		}
+		if req.SessionID != "" && req.SessionID != t.SessionID {
+			return st, ErrSessionMismatch
+		}
+		if t.StepCount >= e.maxSteps() {
+			return st, e.failTooLong(ctx, t)
+		}
+		st.task = t
+		if st.history, err = e.Tasks.Steps(ctx, tenant, t.ID); err != nil {
+			return st, err
+		}
+	}
+
+	sessionID := req.SessionID
+	if !st.isNew {
+		sessionID = st.task.SessionID
+	}
+	if sessionID == "" {
+		sess, err := chat.NewSession(tenant, req.Identity.UserID, st.task.ID, req.URL, req.Query, e.now())
+		if err != nil {
+			return st, err
+		}
+		st.session, st.newSession = sess, true
+	} else {
+		sess, err := e.Chat.GetSession(ctx, tenant, sessionID)
+		if errors.Is(err, chat.ErrNotFound) || err == nil && (sess.Archived || sess.UserID != req.Identity.UserID) {
+			return st, ErrSessionNotFound
+		}
+		if err != nil {
+			return st, err
+		}
+		st.session = sess
+	}
+	st.task.SessionID = st.session.ID
+	return st, nil
+}
+
+// failTooLong fails a task that reached its step limit (§4.4): the request that would be the
+// next step gets MAX_STEPS_EXCEEDED.
+func (e *Engine) failTooLong(ctx context.Context, t tasks.Task) error {
+	reason := fmt.Sprintf("the task exceeded %d steps", e.maxSteps())
+	err := e.Tasks.FailTask(ctx, t, reason)
+	if errors.Is(err, tasks.ErrConflict) {
+		return ErrConflict
+	}
+	if err != nil {
+		return err
+	}
+	if t.SessionID != "" {
+		if _, err := e.Chat.SetStatus(ctx, t.TenantID, t.SessionID, chat.StatusFailed); err != nil {
+			e.logger().WarnContext(ctx, "session status after max steps", "taskId", t.ID, "error", err.Error())
+		}
+	}
+	return ErrMaxSteps
+}
+
+// replay answers a request whose Idempotency-Key was seen: the stored response for the same
+// body, an error for another body.
+func (e *Engine) replay(ctx context.Context, tenant string, req Request) (Response, bool, error) {
+	rec, err := e.Tasks.GetIdempotency(ctx, tenant, req.IdempotencyKey)
+	if errors.Is(err, tasks.ErrNotFound) {
+		return Response{}, false, nil
+	}
+	if err != nil {
+		return Response{}, false, err
+	}
+	if rec.RequestHash != req.RequestHash {
+		return Response{}, true, ErrIdempotencyMismatch
+	}
+	var resp Response
+	if err := json.Unmarshal(rec.Body, &resp); err != nil {
+		return Response{}, true, fmt.Errorf("decode stored response: %w", err)
+	}
+	return resp, true, nil
+}
+
+// store writes the step, its chat messages, the debug entry and the idempotency record in one
+// transaction.
+func (e *Engine) store(ctx context.Context, req Request, st state, step tasks.Step, status tasks.Status, resp Response, debug map[string]any) error {
+	tenant := req.Identity.TenantID
+	now := e.now()
+	items, err := e.Tasks.StepItems(st.task, st.isNew, step, status)
+	if err != nil {
+		return err
+	}
+
+	capture, err := e.Chat.CaptureDOM(ctx, tenant, st.session.ID, req.DOM)
+	if err != nil {
+		return err
+	}
+	var msgs []chat.Message
+	if st.isNew {
+		msgs = append(msgs, chat.Message{Role: chat.RoleUser, Content: req.Query, Status: chat.MessageSuccess})
+	}
+	if req.Report != nil {
+		msgs = append(msgs, reportMessage(req.Report, st.history))
+	}
+	assistant := chat.Message{
+		Role: chat.RoleAssistant, Content: step.Thought, ActionString: step.Action, Status: chat.MessagePending,
+		Usage:   &chat.Usage{PromptTokens: step.Usage.PromptTokens, CompletionTokens: step.Usage.CompletionTokens},
+		Latency: step.LLMLatency, Model: step.Model,
+	}
+	assistant.AttachDOM(capture)
+	msgs = append(msgs, assistant)
+	chatStep := chatdb.Step{Messages: msgs, Snapshot: capture.Snapshot, Status: chat.Status(status), TaskID: st.task.ID}
+	var batch chatdb.Batch
+	if st.newSession {
+		batch, err = e.Chat.CreateWrites(st.session, chatStep, now)
+	} else {
+		batch, err = e.Chat.AppendWrites(st.session, chatStep, now)
+	}
+	if err != nil {
+		return err
+	}
+	items = append(items, ddbtx.Items(ErrConflict, batch.Items...)...)
+
+	dbg, err := e.Tasks.DebugItem(tenant, tasks.DebugEntry{ID: uuid.NewString(), TaskID: st.task.ID, LogType: "step", Data: debug, CreatedAt: now})
+	if err != nil {
+		return err
+	}
+	items = append(items, dbg)
+	if req.IdempotencyKey != "" {
+		body, err := json.Marshal(resp)
+		if err != nil {
+			return fmt.Errorf("encode response: %w", err)
+		}
+		idem, err := e.Tasks.IdempotencyItem(tenant, tasks.IdempotencyRecord{Key: req.IdempotencyKey, RequestHash: req.RequestHash, StatusCode: 200, Body: body})
+		if err != nil {
+			return err
+		}
+		items = append(items, idem)
+	}
+
+	// The writes must land even when the client has gone: they are bounded by their own deadline.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.writeReserve())
+	defer cancel()
+	err = ddbtx.Write(wctx, e.DB, items)
+	switch {
+	case errors.Is(err, tasks.ErrConflict), errors.Is(err, ErrConflict):
+		return ErrConflict
+	case err != nil:
+		return fmt.Errorf("store step %d of task %s: %w", step.Index, st.task.ID, err)
+	}
+	if err := e.Chat.AfterCommit(wctx, batch); err != nil {
+		e.logger().WarnContext(ctx, "align message retention", "sessionId", st.session.ID, "error", err.Error())
+	}
+	return nil
+}
+
+func (e *Engine) writeReserve() time.Duration {
+	if e.WriteReserve > 0 {
+		return e.WriteReserve
+	}
+	return DefaultWriteReserve
+}
+
+// reportMessage records the client's report on the previous action in the chat.
+func reportMessage(r *tasks.Report, history []tasks.Step) chat.Message {
+	prev := ""
+	if n := len(history); n > 0 {
+		prev = history[n-1].Action
+	}
+	m := chat.Message{Role: chat.RoleSystem, ActionString: prev, Status: chat.MessageSuccess}
+	if !r.Failed() {
+		m.Content = "The action succeeded."
+		return m
+	}
+	m.Status = chat.MessageFailure
+	m.Content = "The action failed: " + describeError(r.Error) + "."
+	if r.Error != nil {
+		m.Error = &chat.ActionError{Message: r.Error.Message, Code: r.Error.Code, Action: r.Error.Action, ElementID: r.Error.ElementID}
+	}
+	return m
+}
+
+// recordFailure keeps a debug entry of a failed LLM call; the task itself is left untouched.
+func (e *Engine) recordFailure(ctx context.Context, st state, cause error, start time.Time) {
+	if st.isNew {
+		return
+	}
+	entry := tasks.DebugEntry{
+		ID: uuid.NewString(), TaskID: st.task.ID, LogType: "llm_error", CreatedAt: e.now(),
+		Data: map[string]any{"error": cause.Error(), "durationMs": e.now().Sub(start).Milliseconds(), "step": st.task.StepCount},
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.writeReserve())
+	defer cancel()
+	if err := e.Tasks.PutDebug(wctx, st.task.TenantID, entry); err != nil {
+		e.logger().WarnContext(ctx, "debug entry of a failed step", "taskId", st.task.ID, "error", err.Error())
+	}
+}
+
+func knowledgeChunks(r knowledge.Result) []KnowledgeChunk {
+	out := make([]KnowledgeChunk, 0, len(r.Chunks))
+	for i, c := range r.Chunks {
+		kc := KnowledgeChunk{Title: c.DocumentTitle, Content: c.Content}
+		if i < len(r.Citations) {
+			kc.Section = r.Citations[i].Section
+		}
+		out = append(out, kc)
+	}
+	return out
+}
+
+func debugData(d decision, rendered page.Rendered, know knowledge.Result, system, user string) map[string]any {
+	return map[string]any{
+		"promptChars":          len(system) + len(user),
+		"promptTokensEstimate": page.EstimateTokens(system) + page.EstimateTokens(user),
+		"promptTokensReported": d.usage.PromptTokens,
+		"completionTokens":     d.usage.CompletionTokens,
+		"pageTokens":           rendered.Tokens,
+		"pageTruncated":        rendered.Truncated,
+		"llmLatencyMs":         d.latency.Milliseconds(),
+		"llmAttempts":          d.attempts,
+		"correctiveRetry":      d.corrected,
+		"parseErrors":          d.parseErrors,
+		"modelAction":          d.modelAction,
+		"knowledgeSource":      know.Debug.Source,
+		"knowledgeChunks":      len(know.Chunks),
+		"hasOrgKnowledge":      know.HasOrgKnowledge,
+	}
+}

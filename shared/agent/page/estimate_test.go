@@ -1,0 +1,104 @@
+package page
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+func o200k(t testing.TB) tokenizer.Codec {
+	t.Helper()
+	enc, err := tokenizer.Get(tokenizer.O200kBase)
+	if err != nil {
+		t.Fatalf("load o200k_base: %v", err)
+	}
+	return enc
+}
+
+func exactTokens(t testing.TB, enc tokenizer.Codec, s string) int {
+	t.Helper()
+	n, err := enc.Count(s)
+	if err != nil {
+		t.Fatalf("count tokens: %v", err)
+	}
+	return n
+}
+
+func fixtures(t testing.TB) map[string]string {
+	t.Helper()
+	paths, err := filepath.Glob("testdata/*.html")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	out := map[string]string{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[filepath.Base(p)] = string(b)
+	}
+	return out
+}
+
+// TestEstimateTokensCalibration holds the estimator to ±10% of the exact o200k_base count
+// on each fixture, both the DOM as sent and the page as rendered for the prompt.
+func TestEstimateTokensCalibration(t *testing.T) {
+	enc := o200k(t)
+	for name, dom := range fixtures(t) {
+		for _, tc := range []struct{ what, text string }{
+			{"dom", dom},
+			{"rendered", Render(Parse(dom), "", DefaultBudget).Text},
+		} {
+			t.Run(name+"/"+tc.what, func(t *testing.T) {
+				exact := exactTokens(t, enc, tc.text)
+				est := EstimateTokens(tc.text)
+				ratio := float64(est) / float64(exact)
+				t.Logf("%-13s %-8s estimate %5d  o200k %5d  ratio %.3f", name, tc.what, est, exact, ratio)
+				if ratio < 0.9 || ratio > 1.1 {
+					t.Errorf("estimate %d is %+.1f%% off the o200k count %d, want within ±10%%", est, (ratio-1)*100, exact)
+				}
+			})
+		}
+	}
+}
+
+func TestEstimateTokensSmall(t *testing.T) {
+	tests := []struct {
+		s    string
+		want int
+	}{
+		{"", 0},
+		{"hello world", 2},
+		{"1234567", 3},
+		{"price 12", 3},
+		{"\n\n\n", 1},
+	}
+	for _, tc := range tests {
+		if got := EstimateTokens(tc.s); got != tc.want {
+			t.Errorf("EstimateTokens(%q): got %d, want %d", tc.s, got, tc.want)
+		}
+	}
+}
+
+// TestLineMilli checks what the budgeter relies on: a line priced with lineMilli costs
+// exactly what it adds with its newline, and joined lines never cost more than their parts.
+func TestLineMilli(t *testing.T) {
+	lines := []string{"", "a", "x.", "12", "⋯", "»", "日本", "[1] button \"OK\"", "/path", "Text:"}
+	for _, dom := range fixtures(t) {
+		lines = append(lines, strings.Split(Render(Parse(dom), "", DefaultBudget).Text, "\n")...)
+	}
+	sum := 0
+	for _, l := range lines {
+		if got, want := lineMilli(l), estimateMilli(l+"\n"); got != want {
+			t.Errorf("lineMilli(%q) = %d, want %d", l, got, want)
+		}
+		sum += lineMilli(l)
+	}
+	if joined := estimateMilli(strings.Join(lines, "\n") + "\n"); joined > sum {
+		t.Errorf("joined lines cost %d, more than their sum %d", joined, sum)
+	}
+}

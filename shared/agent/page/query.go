@@ -1,0 +1,117 @@
+package page
+
+import (
+	"strings"
+	"unicode"
+)
+
+// maxTerms is how many query terms count; a score is a set of them in a uint64.
+const maxTerms = 64
+
+// query is the user's task reduced to terms for picking the page lines that concern it:
+// stemmed lower-case words, and character pairs for scripts written without spaces
+// (Chinese, Japanese, Korean, Thai), where words cannot be split reliably.
+type query struct {
+	words map[string]int // term → bit
+	grams []gram
+}
+
+type gram struct {
+	text string
+	bit  int
+}
+
+var stopWords = set("a", "an", "and", "are", "as", "at", "be", "by", "can", "click", "could", "do", "for",
+	"from", "go", "i", "in", "into", "is", "it", "me", "my", "of", "on", "or", "page", "please", "should",
+	"so", "that", "the", "then", "this", "to", "want", "will", "with", "would", "you", "your")
+
+func newQuery(s string) query {
+	q := query{words: map[string]int{}}
+	n := 0
+	eachWord(strings.ToLower(s), func(w string, spaced bool) {
+		if spaced {
+			w = stem(w)
+			if _, dup := q.words[w]; dup || n >= maxTerms || len(w) < 2 || stopWords[w] {
+				return
+			}
+			q.words[w] = n
+			n++
+			return
+		}
+		rs := []rune(w)
+		for i := 0; i < len(rs) && n < maxTerms; i++ {
+			g := string(rs[i:min(i+2, len(rs))])
+			if len(rs) > 1 && i == len(rs)-1 {
+				break
+			}
+			q.grams = append(q.grams, gram{text: g, bit: n})
+			n++
+		}
+	})
+	return q
+}
+
+func (q query) empty() bool { return len(q.words) == 0 && len(q.grams) == 0 }
+
+// match returns the set of query terms that s contains.
+func (q query) match(s string) uint64 {
+	if s == "" || q.empty() {
+		return 0
+	}
+	ls := strings.ToLower(s)
+	var m uint64
+	if len(q.words) > 0 {
+		eachWord(ls, func(w string, spaced bool) {
+			if bit, ok := q.words[stem(w)]; ok && spaced {
+				m |= 1 << bit
+			}
+		})
+	}
+	for _, g := range q.grams {
+		if strings.Contains(ls, g.text) {
+			m |= 1 << g.bit
+		}
+	}
+	return m
+}
+
+// eachWord calls fn with each run of letters and digits in s, and whether its script
+// separates words with spaces.
+func eachWord(s string, fn func(w string, spaced bool)) {
+	start, spaced := -1, true
+	for i, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
+			if start < 0 {
+				start, spaced = i, true
+			}
+			switch classify(r) {
+			case clsHan, clsKana, clsThai, clsHangul:
+				spaced = false
+			}
+			continue
+		}
+		if start >= 0 {
+			fn(s[start:i], spaced)
+			start = -1
+		}
+	}
+	if start >= 0 {
+		fn(s[start:], spaced)
+	}
+}
+
+// stem strips the commonest English inflections so that "prices" finds "price" and
+// "checked" finds "check"; it only has to map a word and its variants to the same string.
+func stem(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case len(w) > 5 && strings.HasSuffix(w, "ing"):
+		return w[:len(w)-3]
+	case len(w) > 4 && strings.HasSuffix(w, "ed"):
+		return w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+		return w[:len(w)-1]
+	}
+	return w
+}

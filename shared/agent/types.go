@@ -1,0 +1,65 @@
+// Package agent is the interact engine: one step of a task per request, with the task's history
+// held on the server, the tenant's knowledge in the prompt, and the LLM choosing the next action.
+package agent
+
+import (
+	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/tasks"
+)
+
+// Request is one POST /api/agent/interact, validated by the handler.
+type Request struct {
+	Identity accounts.Identity
+	URL      string
+	Query    string
+	DOM      string
+	TaskID   string
+	// SessionID continues a chat session; empty starts one with a new task.
+	SessionID string
+	// Report is the client's report on the previous action (nil when it sent none).
+	Report *tasks.Report
+	// IdempotencyKey and RequestHash make a retried request return the stored response.
+	IdempotencyKey string
+	RequestHash    string
+	// Debug adds debugInfo to the response.
+	Debug bool
+}
+
+// Response statuses beyond the task's own.
+const StatusNeedsUserInput = "needs_user_input"
+
+// Usage is the LLM's token usage in the response.
+type Usage struct {
+	PromptTokens     int `json:"promptTokens"`
+	CompletionTokens int `json:"completionTokens"`
+}
+
+// Metrics describe the step's execution.
+type Metrics struct {
+	DurationMs       int64 `json:"durationMs"`
+	LLMLatencyMs     int64 `json:"llmLatencyMs"`
+	LLMAttempts      int   `json:"llmAttempts"`
+	PromptTokens     int   `json:"promptTokens"`
+	CompletionTokens int   `json:"completionTokens"`
+	StepCount        int   `json:"stepCount"`
+	MaxSteps         int   `json:"maxSteps"`
+	PageTokens       int   `json:"pageTokens"`
+	PageTruncated    bool  `json:"pageTruncated"`
+	CorrectiveRetry  bool  `json:"correctiveRetry,omitempty"`
+}
+
+// Response is the NextActionResponse (§4.2, §4.11, §4.12) inside the success envelope.
+type Response struct {
+	Thought            string         `json:"thought"`
+	Action             string         `json:"action"`
+	Usage              *Usage         `json:"usage,omitempty"`
+	TaskID             string         `json:"taskId"`
+	SessionID          string         `json:"sessionId"`
+	HasOrgKnowledge    bool           `json:"hasOrgKnowledge"`
+	Status             string         `json:"status"`
+	CurrentStep        int            `json:"currentStep"`
+	UserQuestion       string         `json:"userQuestion,omitempty"`
+	MissingInformation []string       `json:"missingInformation,omitempty"`
+	Metrics            Metrics        `json:"metrics"`
+	DebugInfo          map[string]any `json:"debugInfo,omitempty"`
+}
