@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/debugmode"
 	"github.com/screenagent/backend/shared/httpapi"
+	"github.com/screenagent/backend/shared/metrics"
 	"github.com/screenagent/backend/shared/tasks"
 )
 
@@ -44,7 +46,12 @@ type interactBody struct {
 	LastActionError  *tasks.ActionError `json:"lastActionError"`
 }
 
-func newHandler(engine interactor, prefs debugmode.PreferencesReader) http.Handler {
+// metricsEmitter records a step's figures (CloudWatch EMF).
+type metricsEmitter interface {
+	Emit(dimensions map[string]string, values ...metrics.Value) error
+}
+
+func newHandler(engine interactor, prefs debugmode.PreferencesReader, rec metricsEmitter) http.Handler {
 	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		id, ok := auth.IdentityFrom(r.Context())
 		if !ok {
@@ -77,6 +84,17 @@ func newHandler(engine interactor, prefs debugmode.PreferencesReader) http.Handl
 		if err != nil {
 			return httpError(err)
 		}
+		httpapi.AddLogAttrs(r.Context(), slog.String("taskId", resp.TaskID), slog.Int("step", resp.CurrentStep),
+			slog.Int("promptTokens", resp.Metrics.PromptTokens), slog.Int("completionTokens", resp.Metrics.CompletionTokens))
+		m := resp.Metrics
+		_ = rec.Emit(map[string]string{"Route": "interact"},
+			metrics.Value{Name: "Steps", Unit: metrics.Count, Value: 1},
+			metrics.Value{Name: "PromptTokens", Unit: metrics.Count, Value: float64(m.PromptTokens)},
+			metrics.Value{Name: "CompletionTokens", Unit: metrics.Count, Value: float64(m.CompletionTokens)},
+			metrics.Value{Name: "LLMLatency", Unit: metrics.Milliseconds, Value: float64(m.LLMLatencyMs)},
+			metrics.Value{Name: "LLMAttempts", Unit: metrics.Count, Value: float64(m.LLMAttempts)},
+			metrics.Value{Name: "StepDuration", Unit: metrics.Milliseconds, Value: float64(m.DurationMs)},
+		)
 		httpapi.WriteData(w, http.StatusOK, resp)
 		return nil
 	})

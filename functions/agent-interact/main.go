@@ -4,6 +4,7 @@ package main
 import (
 	"context"
 	"net/http"
+	"os"
 	"slices"
 
 	"github.com/screenagent/backend/shared/agent"
@@ -11,6 +12,7 @@ import (
 	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/knowledge/retrieval"
+	"github.com/screenagent/backend/shared/metrics"
 	"github.com/screenagent/backend/shared/ratelimit"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
@@ -36,6 +38,6 @@ func main() {
 			Model:     info.Model,
 			Logger:    a.Logger,
 		}
-		return a.Protect(ratelimit.ClassInteract, newHandler(engine, a.Accounts()))
+		return a.Protect(ratelimit.ClassInteract, newHandler(engine, a.Accounts(), metrics.New(os.Stdout, "ScreenAgent")))
 	})
 }
