@@ -3,6 +3,7 @@
 //	local run            DynamoDB Local + tables + demo account + the API emulator (make run)
 //	local invoke         one invocation of a function with an event file (make invoke)
 //	local with-dynamodb  a command with a fresh DynamoDB Local in DYNAMODB_TEST_ENDPOINT (make test)
+//	local tables         the template's tables and the demo account in a DynamoDB Local started elsewhere (sam local)
 package main
 
 import (
@@ -35,7 +36,8 @@ import (
 const usage = `usage:
   local run [--addr 127.0.0.1:3000] [--dynamodb-port 8000] [--env-vars infra/env.json]
   local invoke --function <folder or logical ID> [--event FILE] [--dynamodb-endpoint URL]
-  local with-dynamodb -- COMMAND [ARGS...]`
+  local with-dynamodb -- COMMAND [ARGS...]
+  local tables [--endpoint http://127.0.0.1:8000]   create the template's tables (and the demo account) in a running DynamoDB Local`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -55,6 +57,8 @@ func main() {
 		err = invoke(ctx, logger, os.Args[2:])
 	case "with-dynamodb":
 		code, err = withDynamoDB(ctx, os.Args[2:])
+	case "tables":
+		err = createTables(ctx, os.Args[2:])
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
@@ -237,6 +241,34 @@ func invoke(ctx context.Context, logger *slog.Logger, args []string) error {
 		return err
 	}
 	fmt.Println(string(out))
+	return nil
+}
+
+// createTables prepares a DynamoDB Local that something else started (e.g. in Docker for sam local).
+func createTables(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("tables", flag.ContinueOnError)
+	endpoint := fs.String("endpoint", "http://127.0.0.1:8000", "DynamoDB Local endpoint")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	p, err := loadProject()
+	if err != nil {
+		return err
+	}
+	cfg, err := awsconfig.Load(ctx, *endpoint)
+	if err != nil {
+		return err
+	}
+	client := awsconfig.DynamoDB(cfg, *endpoint)
+	names, err := tables.Create(ctx, client, p.tmpl, "")
+	if err != nil {
+		return fmt.Errorf("create tables: %w", err)
+	}
+	demo, err := seedDemo(ctx, client, names["AccountsTable"], "127.0.0.1:3000")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "%d tables ready at %s\n%s\n", len(names), *endpoint, demo)
 	return nil
 }
 
