@@ -58,6 +58,8 @@ bench: local-bin
 	$(LOCAL_BIN) with-dynamodb -- $(GO) test -run='^$$' -bench=. -benchmem ./...
 
 ## invoke FN=<function folder> EVENT=<file>: one invocation, like `sam local invoke -e`, against the DynamoDB Local of `make run`.
+## EVENT defaults to infra/events/<FN>.json when that file exists (e.g. make invoke FN=cleanup).
+invoke: EVENT ?= $(wildcard infra/events/$(FN).json)
 invoke: local-bin
 	@test -n "$(FN)" || { echo "usage: make invoke FN=<function folder> [EVENT=<file>]"; exit 2; }
 	$(LOCAL_BIN) invoke --function $(FN) $(if $(EVENT),--event $(EVENT))

@@ -14,6 +14,7 @@ import (
 	"github.com/screenagent/backend/shared/knowledge/retrieval"
 	"github.com/screenagent/backend/shared/metrics"
 	"github.com/screenagent/backend/shared/ratelimit"
+	"github.com/screenagent/backend/shared/retention"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
 
@@ -29,9 +30,17 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
+		policy, err := retention.FromEnv()
+		if err != nil {
+			return nil, err
+		}
+		taskStore := tasksdb.New(a.DynamoDB, a.Config.TasksTable)
+		taskStore.Retention = policy.Tasks
+		chatStore := chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable)
+		chatStore.Retention = policy.Chat
 		engine := &agent.Engine{
-			Tasks:     tasksdb.New(a.DynamoDB, a.Config.TasksTable),
-			Chat:      chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable),
+			Tasks:     taskStore,
+			Chat:      chatStore,
 			DB:        a.DynamoDB,
 			Knowledge: know,
 			LLM:       client,

@@ -179,10 +179,26 @@ func TestMaxSteps(t *testing.T) {
 	}
 }
 
+// barrierLLM holds every call until n have arrived, so that concurrent steps have all read the
+// task before any of them stores its step: a real race, not a sequence.
+type barrierLLM struct {
+	llm.Client
+	arrived *sync.WaitGroup
+}
+
+func (b barrierLLM) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	b.arrived.Done()
+	b.arrived.Wait()
+	return b.Client.Complete(ctx, req)
+}
+
 func TestConcurrentStepsOnOneTask(t *testing.T) {
 	f := newFixture(t)
 	f.llm.SetDefault(reply("Clicking.", "click(2)"))
 	r := f.step(t, Request{})
+	var arrived sync.WaitGroup
+	arrived.Add(4)
+	f.engine.LLM = barrierLLM{Client: f.engine.LLM, arrived: &arrived}
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {

@@ -117,8 +117,11 @@ type Retention struct {
 	Interrupted time.Duration
 	// Active is the provisional lifetime of a task still running, renewed on each step; the
 	// cleanup job interrupts idle tasks long before it passes.
-	Active      time.Duration
-	Debug       time.Duration
+	Active time.Duration
+	Debug  time.Duration
+	// Records applies to verification and correction records from when they are written; the
+	// cleanup deletes them with their task if it goes first.
+	Records     time.Duration
 	Idempotency time.Duration
 }
 
@@ -128,6 +131,7 @@ var DefaultRetention = Retention{
 	Interrupted: 30 * 24 * time.Hour,
 	Active:      90 * 24 * time.Hour,
 	Debug:       7 * 24 * time.Hour,
+	Records:     90 * 24 * time.Hour,
 	Idempotency: 24 * time.Hour,
 }
 

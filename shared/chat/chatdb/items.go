@@ -13,6 +13,7 @@ import (
 
 type sessionItem struct {
 	PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK string
+	RetentionPK, RetentionSK               string
 	SessionID                              string            `dynamodbav:"sessionId"`
 	TenantID                               string            `dynamodbav:"tenantId"`
 	UserID                                 string            `dynamodbav:"userId"`
@@ -41,6 +42,7 @@ func newSessionItem(s chat.Session) sessionItem {
 		CreatedAt: sortableTime(s.CreatedAt), UpdatedAt: sortableTime(s.UpdatedAt),
 		Metadata: s.Metadata, ExpiresAt: s.ExpiresAt,
 	}
+	it.RetentionPK, it.RetentionSK = retentionKeys(s)
 	if !s.ArchivedAt.IsZero() {
 		it.ArchivedAt = sortableTime(s.ArchivedAt)
 	}
@@ -140,10 +142,11 @@ func (i messageItem) message() (chat.Message, error) {
 // snapshotItem holds a page gzip-compressed in a Binary attribute; the page is never stored
 // uncompressed.
 type snapshotItem struct {
-	PK, SK     string
-	SnapshotID string    `dynamodbav:"snapshotId"`
-	Gzip       []byte    `dynamodbav:"gzip"`
-	DOMLength  int       `dynamodbav:"domLength"`
-	CreatedAt  string    `dynamodbav:"createdAt"`
-	ExpiresAt  time.Time `dynamodbav:"expiresAt,unixtime"`
+	PK, SK                   string
+	RetentionPK, RetentionSK string
+	SnapshotID               string    `dynamodbav:"snapshotId"`
+	Gzip                     []byte    `dynamodbav:"gzip"`
+	DOMLength                int       `dynamodbav:"domLength"`
+	CreatedAt                string    `dynamodbav:"createdAt"`
+	ExpiresAt                time.Time `dynamodbav:"expiresAt,unixtime"`
 }

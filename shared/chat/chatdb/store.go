@@ -7,8 +7,16 @@
 //	Sessions  session   PK=TENANT#t#SESSION#s  SK=SESSION
 //	                    GSI1PK=TENANT#t#USER#u#<view>           GSI1SK=<updatedAt>#s
 //	                    GSI2PK=TENANT#t#USER#u#<view>#<status>  GSI2SK=<updatedAt>#s
+//	                    RetentionPK=SESSIONS#active             RetentionSK=<updatedAt>#t#s   (while active)
+//	                    RetentionPK=EXPIRES#<shard>             RetentionSK=<expiresAt>       (once ended)
 //	Messages  message   PK=TENANT#t#SESSION#s  SK=MSG#<sequence number, 10 digits>
 //	          snapshot  PK=TENANT#t#SESSION#s  SK=SNAP#<hex SHA-256 of the page>
+//	                    RetentionPK=EXPIRES#<shard>             RetentionSK=<expiresAt>
+//
+// The Retention index (package expiry) is how the retention cleanup finds idle active sessions,
+// ended sessions and snapshots past their retention; messages are deleted with their session.
+// No write renews an expired session (every update requires it to be live), so the cleanup can
+// delete an expired session's messages without racing a step.
 //
 // <view> is LIVE or ARCHIVED, so that hiding archived sessions is a choice of partition, not a
 // filter. Both indexes project only keys and expiresAt: a page walks offset+limit entries and
@@ -32,6 +40,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/shared/chat"
+	expiryindex "github.com/screenagent/backend/shared/retention/expiry"
 )
 
 // DefaultMaxSnapshotBytes bounds a compressed page: DynamoDB items are at most 400 KB, and the
@@ -82,6 +91,18 @@ func sessionPK(tenantID, sessionID string) string {
 }
 func messageSK(seq int) string    { return fmt.Sprintf("%s%010d", msgPrefix, seq) }
 func snapshotSK(id string) string { return snapPrefix + id }
+
+// ActivePartition is the Retention index partition of active sessions, by last update, where
+// the retention cleanup looks for idle ones.
+const ActivePartition = "SESSIONS#active"
+
+// retentionKeys files an active session by last update and an ended one by expiry.
+func retentionKeys(s chat.Session) (partition, sort string) {
+	if s.Status == chat.StatusActive {
+		return ActivePartition, expiryindex.ActiveSortKey(s.UpdatedAt, s.TenantID, s.ID)
+	}
+	return expiryindex.Keys(sessionPK(s.TenantID, s.ID), s.ExpiresAt)
+}
 
 func view(archived bool) string {
 	if archived {

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/screenagent/backend/shared/chat"
+	expiryindex "github.com/screenagent/backend/shared/retention/expiry"
 )
 
 // Step is what one step of a task writes to its session.
@@ -88,21 +89,25 @@ func (s *Store) AppendWrites(sess chat.Session, step Step, now time.Time) (Batch
 		return Batch{}, fmt.Errorf("append to session %s: %w", sess.ID, err)
 	}
 	next := b.Session
+	retentionPK, retentionSK := retentionKeys(next)
 	update := types.TransactWriteItem{Update: &types.Update{
 		TableName: &s.sessions,
 		Key:       key(sessionPK(sess.TenantID, sess.ID), sessionSK),
 		UpdateExpression: aws.String("SET messageCount = :count, updatedAt = :updated, expiresAt = :expires, " +
-			"#status = :status, taskId = :task, GSI1SK = :recency, GSI2SK = :recency, GSI2PK = :byStatus"),
+			"#status = :status, taskId = :task, GSI1SK = :recency, GSI2SK = :recency, GSI2PK = :byStatus, " +
+			"RetentionPK = :retentionPK, RetentionSK = :retentionSK"),
 		ConditionExpression:      aws.String(unchanged),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},
-		ExpressionAttributeValues: withUnchanged(sess, map[string]types.AttributeValue{
-			":count":    num(int64(next.MessageCount)),
-			":updated":  str(sortableTime(next.UpdatedAt)),
-			":expires":  epoch(next.ExpiresAt),
-			":status":   str(string(next.Status)),
-			":task":     str(next.TaskID),
-			":recency":  str(recency(next.UpdatedAt, next.ID)),
-			":byStatus": str(statusPartition(next.TenantID, next.UserID, next.Archived, next.Status)),
+		ExpressionAttributeValues: withUnchanged(sess, now, map[string]types.AttributeValue{
+			":count":       num(int64(next.MessageCount)),
+			":updated":     str(sortableTime(next.UpdatedAt)),
+			":expires":     epoch(next.ExpiresAt),
+			":status":      str(string(next.Status)),
+			":task":        str(next.TaskID),
+			":recency":     str(recency(next.UpdatedAt, next.ID)),
+			":byStatus":    str(statusPartition(next.TenantID, next.UserID, next.Archived, next.Status)),
+			":retentionPK": str(retentionPK),
+			":retentionSK": str(retentionSK),
 		}),
 	}}
 	b.Items = slices.Insert(b.Items, 0, update)
@@ -127,30 +132,39 @@ func (s *Store) StatusWrites(sess chat.Session, status chat.Status, now time.Tim
 	next := sess
 	next.Status = status
 	next.ExpiresAt = s.Retention.SessionExpiry(status, now)
+	retentionPK, retentionSK := retentionKeys(next)
 	update := types.TransactWriteItem{Update: &types.Update{
-		TableName:                &s.sessions,
-		Key:                      key(sessionPK(sess.TenantID, sess.ID), sessionSK),
-		UpdateExpression:         aws.String("SET #status = :status, expiresAt = :expires, GSI2PK = :byStatus"),
+		TableName: &s.sessions,
+		Key:       key(sessionPK(sess.TenantID, sess.ID), sessionSK),
+		UpdateExpression: aws.String("SET #status = :status, expiresAt = :expires, GSI2PK = :byStatus, " +
+			"RetentionPK = :retentionPK, RetentionSK = :retentionSK"),
 		ConditionExpression:      aws.String(unchanged),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},
-		ExpressionAttributeValues: withUnchanged(sess, map[string]types.AttributeValue{
-			":status":   str(string(status)),
-			":expires":  epoch(next.ExpiresAt),
-			":byStatus": str(statusPartition(next.TenantID, next.UserID, next.Archived, status)),
+		ExpressionAttributeValues: withUnchanged(sess, now, map[string]types.AttributeValue{
+			":status":      str(string(status)),
+			":expires":     epoch(next.ExpiresAt),
+			":byStatus":    str(statusPartition(next.TenantID, next.UserID, next.Archived, status)),
+			":retentionPK": str(retentionPK),
+			":retentionSK": str(retentionSK),
 		}),
 	}}
 	return Batch{Items: []types.TransactWriteItem{update}, Session: next, statusChanged: true}, nil
 }
 
 // unchanged is the condition of every update of a session read before: its message count, status
-// and archive flag are still those read. The index partitions derive from status and archive
-// flag, so no write can file a session under a state it no longer has.
-const unchanged = "messageCount = :seenCount AND #status = :seenStatus AND archived = :seenArchived"
+// and archive flag are still those read, and it has not expired since. The index partitions
+// derive from status and archive flag, so no write can file a session under a state it no longer
+// has; and no write renews a session the retention cleanup may be deleting.
+const unchanged = "messageCount = :seenCount AND #status = :seenStatus AND archived = :seenArchived AND " + liveAt
 
-func withUnchanged(seen chat.Session, values map[string]types.AttributeValue) map[string]types.AttributeValue {
+// liveAt is the expiry part of unchanged, at the write's time.
+const liveAt = "expiresAt > :liveAt"
+
+func withUnchanged(seen chat.Session, now time.Time, values map[string]types.AttributeValue) map[string]types.AttributeValue {
 	values[":seenCount"] = num(int64(seen.MessageCount))
 	values[":seenStatus"] = str(string(seen.Status))
 	values[":seenArchived"] = boolean(seen.Archived)
+	values[":liveAt"] = num(now.Unix())
 	return values
 }
 
@@ -212,11 +226,13 @@ func (s *Store) advance(sess chat.Session, step Step, now time.Time) (Batch, err
 		if !referenced {
 			return Batch{}, fmt.Errorf("snapshot %s: no message of the step references it", snap.ID)
 		}
-		item, err := attributevalue.MarshalMap(snapshotItem{
+		it := snapshotItem{
 			PK: sessionPK(next.TenantID, next.ID), SK: snapshotSK(snap.ID),
 			SnapshotID: snap.ID, Gzip: snap.Gzip, DOMLength: snap.Length,
 			CreatedAt: sortableTime(now), ExpiresAt: s.Retention.SnapshotExpiry(now, next.ExpiresAt),
-		})
+		}
+		it.RetentionPK, it.RetentionSK = expiryindex.Keys(it.PK, it.ExpiresAt)
+		item, err := attributevalue.MarshalMap(it)
 		if err != nil {
 			return Batch{}, fmt.Errorf("snapshot %s: %w", snap.ID, err)
 		}
@@ -398,22 +414,24 @@ func (s *Store) alignRetention(ctx context.Context, tenantID, sessionID string) 
 	return runAll(ctx, alignParallel, updates)
 }
 
-// setExpiry returns an update of one live item's expiry to exp; only lowering it when onlyLower.
-// An item gone or expired meanwhile is left alone.
-func (s *Store) setExpiry(k map[string]types.AttributeValue, exp, now time.Time, onlyLower bool) func(context.Context) error {
+// setExpiry returns an update of one live item's expiry to exp; for a snapshot, only lowering it,
+// and moving its Retention index entry along. An item gone or expired meanwhile is left alone.
+func (s *Store) setExpiry(k map[string]types.AttributeValue, exp, now time.Time, snapshot bool) func(context.Context) error {
 	cond := "attribute_exists(PK) AND " + live
-	if onlyLower {
+	update := "SET expiresAt = :exp"
+	values := map[string]types.AttributeValue{":exp": epoch(exp), ":now": num(now.Unix())}
+	if snapshot {
 		cond += " AND expiresAt > :exp"
+		update += ", RetentionSK = :retentionSK"
+		values[":retentionSK"] = str(expiryindex.SortKey(exp))
 	}
 	return func(ctx context.Context) error {
 		_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:           &s.messages,
-			Key:                 k,
-			UpdateExpression:    aws.String("SET expiresAt = :exp"),
-			ConditionExpression: aws.String(cond),
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":exp": epoch(exp), ":now": num(now.Unix()),
-			},
+			TableName:                 &s.messages,
+			Key:                       k,
+			UpdateExpression:          aws.String(update),
+			ConditionExpression:       aws.String(cond),
+			ExpressionAttributeValues: values,
 		})
 		if isConditionFailed(err) {
 			return nil

@@ -3,12 +3,17 @@
 // Items (every key starts with the tenant):
 //
 //	task header   PK=TENANT#<t>#TASK#<id>   SK=TASK               GSI2 (only while active): TASKS#active / <updatedAt>#<t>#<id>
+//	                                                              Retention (once ended): EXPIRES#<shard> / <expiresAt>
 //	step          PK=TENANT#<t>#TASK#<id>   SK=STEP#000012        written with attribute_not_exists
 //	debug entry   PK=TENANT#<t>#TASK#<id>   SK=DEBUG#<ts>#<id>    GSI1: TENANT#<t>#DEBUG / <ts>#<id> (tenant-wide, newest first)
-//	idempotency   PK=TENANT#<t>#IDEM#<sha256(key)>  SK=IDEM
+//	                                                              Retention: EXPIRES#<shard> / <expiresAt>
+//	idempotency   PK=TENANT#<t>#IDEM#<sha256(key)>  SK=IDEM       Retention: EXPIRES#<shard> / <expiresAt>
 //
 // Every item carries expiresAt (epoch seconds, the table's TTL attribute); reads treat an item
-// past it as absent because TTL deletes lazily.
+// past it as absent because TTL deletes lazily. Items with a retention of their own are in the
+// Retention index (package expiry), where the cleanup finds them; steps are deleted with their
+// task. No write renews an expired task: a step and FailTask require the header to be live, so
+// the cleanup can delete an expired task's partition without racing a writer.
 package tasksdb
 
 import (
@@ -26,6 +31,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/shared/ddbtx"
+	"github.com/screenagent/backend/shared/retention/expiry"
 	"github.com/screenagent/backend/shared/tasks"
 )
 
@@ -68,6 +74,8 @@ type taskItem struct {
 	SK            string `dynamodbav:"SK"`
 	GSI2PK        string `dynamodbav:"GSI2PK,omitempty"`
 	GSI2SK        string `dynamodbav:"GSI2SK,omitempty"`
+	RetentionPK   string `dynamodbav:"RetentionPK,omitempty"`
+	RetentionSK   string `dynamodbav:"RetentionSK,omitempty"`
 	TaskID        string `dynamodbav:"taskId"`
 	TenantID      string `dynamodbav:"tenantId"`
 	UserID        string `dynamodbav:"userId"`
@@ -207,6 +215,8 @@ func (s *Store) StepItems(task tasks.Task, isNew bool, step tasks.Step, status t
 	}
 	if status == tasks.StatusActive {
 		header.GSI2PK, header.GSI2SK = ActiveIndexPartition, now.Format(sortableTime)+"#"+task.TenantID+"#"+task.ID
+	} else {
+		header.RetentionPK, header.RetentionSK = expiry.Keys(header.PK, time.Unix(expires, 0))
 	}
 	headerAV, err := attributevalue.MarshalMap(header)
 	if err != nil {
@@ -241,22 +251,29 @@ func (s *Store) StepItems(task tasks.Task, isNew bool, step tasks.Step, status t
 	}, nil
 }
 
-// FailTask marks an active task failed with a reason (e.g. too many steps). The condition on
-// the step count makes it lose to a concurrent step rather than overwrite it.
+// FailTask marks an active, live task failed with a reason (e.g. too many steps). The condition
+// on the step count makes it lose to a concurrent step rather than overwrite it.
 func (s *Store) FailTask(ctx context.Context, task tasks.Task, reason string) error {
 	now := s.now()
+	pk := taskPK(task.TenantID, task.ID)
+	exp := now.Add(s.Retention.Finished)
+	retentionPK, retentionSK := expiry.Keys(pk, exp)
 	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                aws.String(s.table),
-		Key:                      keyOf(taskPK(task.TenantID, task.ID), "TASK"),
-		UpdateExpression:         aws.String("SET #status = :failed, failureReason = :reason, updatedAt = :now, expiresAt = :exp REMOVE GSI2PK, GSI2SK"),
-		ConditionExpression:      aws.String("stepCount = :expected AND #status = :active"),
+		TableName: aws.String(s.table),
+		Key:       keyOf(pk, "TASK"),
+		UpdateExpression: aws.String("SET #status = :failed, failureReason = :reason, updatedAt = :now, expiresAt = :exp, " +
+			"RetentionPK = :rpk, RetentionSK = :rsk REMOVE GSI2PK, GSI2SK"),
+		ConditionExpression:      aws.String("stepCount = :expected AND #status = :active AND expiresAt > :nowEpoch"),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":failed":   &types.AttributeValueMemberS{Value: string(tasks.StatusFailed)},
 			":active":   &types.AttributeValueMemberS{Value: string(tasks.StatusActive)},
 			":reason":   &types.AttributeValueMemberS{Value: reason},
 			":now":      &types.AttributeValueMemberS{Value: now.Format(time.RFC3339Nano)},
-			":exp":      &types.AttributeValueMemberN{Value: fmt.Sprint(now.Add(s.Retention.Finished).Unix())},
+			":nowEpoch": &types.AttributeValueMemberN{Value: fmt.Sprint(now.Unix())},
+			":exp":      &types.AttributeValueMemberN{Value: fmt.Sprint(exp.Unix())},
+			":rpk":      &types.AttributeValueMemberS{Value: retentionPK},
+			":rsk":      &types.AttributeValueMemberS{Value: retentionSK},
 			":expected": &types.AttributeValueMemberN{Value: fmt.Sprint(task.StepCount)},
 		},
 	})
@@ -273,6 +290,8 @@ func (s *Store) FailTask(ctx context.Context, task tasks.Task, reason string) er
 type idemItem struct {
 	PK          string `dynamodbav:"PK"`
 	SK          string `dynamodbav:"SK"`
+	RetentionPK string `dynamodbav:"RetentionPK"`
+	RetentionSK string `dynamodbav:"RetentionSK"`
 	RequestHash string `dynamodbav:"requestHash"`
 	StatusCode  int    `dynamodbav:"statusCode"`
 	Body        []byte `dynamodbav:"body"`
@@ -306,10 +325,12 @@ func (s *Store) GetIdempotency(ctx context.Context, tenantID, key string) (tasks
 // so a response is remembered exactly when its step is stored.
 func (s *Store) IdempotencyItem(tenantID string, rec tasks.IdempotencyRecord) (ddbtx.Item, error) {
 	now := s.now()
-	av, err := attributevalue.MarshalMap(idemItem{
+	it := idemItem{
 		PK: idemPK(tenantID, rec.Key), SK: "IDEM", RequestHash: rec.RequestHash, StatusCode: rec.StatusCode, Body: rec.Body,
 		CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: now.Add(s.Retention.Idempotency).Unix(),
-	})
+	}
+	it.RetentionPK, it.RetentionSK = expiry.Keys(it.PK, time.Unix(it.ExpiresAt, 0))
+	av, err := attributevalue.MarshalMap(it)
 	if err != nil {
 		return ddbtx.Item{}, fmt.Errorf("encode idempotency record: %w", err)
 	}
@@ -325,27 +346,31 @@ func (s *Store) IdempotencyItem(tenantID string, rec tasks.IdempotencyRecord) (d
 }
 
 type debugItem struct {
-	PK        string         `dynamodbav:"PK"`
-	SK        string         `dynamodbav:"SK"`
-	GSI1PK    string         `dynamodbav:"GSI1PK"`
-	GSI1SK    string         `dynamodbav:"GSI1SK"`
-	ID        string         `dynamodbav:"debugId"`
-	TaskID    string         `dynamodbav:"taskId"`
-	LogType   string         `dynamodbav:"logType"`
-	Data      map[string]any `dynamodbav:"data"`
-	CreatedAt string         `dynamodbav:"createdAt"`
-	ExpiresAt int64          `dynamodbav:"expiresAt"`
+	PK          string         `dynamodbav:"PK"`
+	SK          string         `dynamodbav:"SK"`
+	GSI1PK      string         `dynamodbav:"GSI1PK"`
+	GSI1SK      string         `dynamodbav:"GSI1SK"`
+	RetentionPK string         `dynamodbav:"RetentionPK"`
+	RetentionSK string         `dynamodbav:"RetentionSK"`
+	ID          string         `dynamodbav:"debugId"`
+	TaskID      string         `dynamodbav:"taskId"`
+	LogType     string         `dynamodbav:"logType"`
+	Data        map[string]any `dynamodbav:"data"`
+	CreatedAt   string         `dynamodbav:"createdAt"`
+	ExpiresAt   int64          `dynamodbav:"expiresAt"`
 }
 
 // DebugItem is the write of a debug entry (kept for the debug retention).
 func (s *Store) DebugItem(tenantID string, e tasks.DebugEntry) (ddbtx.Item, error) {
 	ts := e.CreatedAt.UTC().Format(sortableTime)
-	av, err := attributevalue.MarshalMap(debugItem{
+	it := debugItem{
 		PK: taskPK(tenantID, e.TaskID), SK: "DEBUG#" + ts + "#" + e.ID,
 		GSI1PK: debugPartition(tenantID), GSI1SK: ts + "#" + e.ID,
 		ID: e.ID, TaskID: e.TaskID, LogType: e.LogType, Data: e.Data,
 		CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339Nano), ExpiresAt: e.CreatedAt.Add(s.Retention.Debug).Unix(),
-	})
+	}
+	it.RetentionPK, it.RetentionSK = expiry.Keys(it.PK, time.Unix(it.ExpiresAt, 0))
+	av, err := attributevalue.MarshalMap(it)
 	if err != nil {
 		return ddbtx.Item{}, fmt.Errorf("encode debug entry: %w", err)
 	}

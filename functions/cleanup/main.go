@@ -1,0 +1,32 @@
+// Command cleanup is the scheduled retention cleanup (EventBridge Scheduler, hourly; see the
+// template's CleanupFunction). It is not an HTTP route: it takes the scheduled event as is.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/screenagent/backend/shared/app"
+	"github.com/screenagent/backend/shared/config"
+	"github.com/screenagent/backend/shared/logging"
+	"github.com/screenagent/backend/shared/retention"
+)
+
+func main() {
+	ctx := context.Background()
+	a, err := app.New(ctx, config.EnvTasksTable, config.EnvSessionsTable, config.EnvMessagesTable)
+	var policy retention.Config
+	if err == nil {
+		policy, err = retention.FromEnv()
+	}
+	if err != nil {
+		logging.New(os.Stderr, slog.LevelInfo).Error("init failed", "function", "cleanup", "error", fmt.Sprint(err))
+		os.Exit(1)
+	}
+	tables := retention.Tables{Tasks: a.Config.TasksTable, Sessions: a.Config.SessionsTable, Messages: a.Config.MessagesTable}
+	lambda.Start(newHandler(retention.New(a.DynamoDB, tables, policy, a.Logger), a.Logger))
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/history"
+	"github.com/screenagent/backend/shared/httpapi"
+)
+
+// route is the template's route; the handler reads its path parameter by the same pattern.
+const route = "GET /api/debug/session/{taskId}/export"
+
+// newHandler answers with the export of one of the user's tasks as a download named
+// task-<taskId>.json.
+func newHandler(store history.TaskRecords, msgs history.MessageReader, now func() time.Time) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(route, httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		id, ok := auth.IdentityFrom(r.Context())
+		if !ok {
+			return auth.HTTPError(auth.ErrUnauthorized)
+		}
+		taskID, err := history.ParseID("taskId", r.PathValue("taskId"))
+		if err != nil {
+			return err
+		}
+		httpapi.AddLogAttrs(r.Context(), slog.String("taskId", taskID))
+		export, err := history.ExportTask(r.Context(), store, msgs, id, taskID, now())
+		if err != nil {
+			return history.HTTPError(err)
+		}
+		w.Header().Set("Content-Disposition", `attachment; filename="task-`+taskID+`.json"`)
+		httpapi.WriteData(w, http.StatusOK, export)
+		return nil
+	}))
+	return mux
+}

@@ -1,0 +1,27 @@
+// Command debug-export serves GET /api/debug/session/{taskId}/export: everything known about a
+// task as one JSON download.
+package main
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/screenagent/backend/shared/app"
+	"github.com/screenagent/backend/shared/chat/chatdb"
+	"github.com/screenagent/backend/shared/config"
+	"github.com/screenagent/backend/shared/ratelimit"
+	"github.com/screenagent/backend/shared/tasks/tasksdb"
+)
+
+func main() {
+	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable, config.EnvSessionsTable, config.EnvMessagesTable})
+	app.Main(route, required, func(_ context.Context, a *app.App) (http.Handler, error) {
+		return a.Protect(ratelimit.ClassDebug, newHandler(
+			tasksdb.New(a.DynamoDB, a.Config.TasksTable),
+			chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable),
+			time.Now,
+		))
+	})
+}

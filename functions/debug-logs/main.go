@@ -1,0 +1,20 @@
+// Command debug-logs serves GET /api/debug/logs: the debug entries of the user's tasks.
+package main
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/screenagent/backend/shared/app"
+	"github.com/screenagent/backend/shared/config"
+	"github.com/screenagent/backend/shared/ratelimit"
+	"github.com/screenagent/backend/shared/tasks/tasksdb"
+)
+
+func main() {
+	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable})
+	app.Main("GET /api/debug/logs", required, func(_ context.Context, a *app.App) (http.Handler, error) {
+		return a.Protect(ratelimit.ClassDebug, newHandler(tasksdb.New(a.DynamoDB, a.Config.TasksTable)))
+	})
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/screenagent/backend/shared/httpapi"
+	"github.com/screenagent/backend/shared/runs"
+	"github.com/screenagent/backend/shared/runs/runapi"
+)
+
+type answerer interface {
+	Answer(ctx context.Context, req runs.AnswerRequest) (runs.StepResponse, error)
+}
+
+type answerBody struct {
+	Approved *bool  `json:"approved"`
+	Answer   string `json:"answer"`
+}
+
+func newHandler(svc answerer) http.Handler {
+	return runapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		id, err := runapi.Identity(r)
+		if err != nil {
+			return err
+		}
+		runID, err := runapi.RunID(r)
+		if err != nil {
+			return err
+		}
+		// Any content type: the documented client sends this body without one (text/plain).
+		raw, err := httpapi.ReadBody(r)
+		if err != nil {
+			return err
+		}
+		var body answerBody
+		if err := httpapi.Unmarshal(raw, &body); err != nil {
+			return err
+		}
+		if body.Approved == nil {
+			return httpapi.Validation("approved", "is required")
+		}
+		req := runs.AnswerRequest{TenantID: id.TenantID, RunID: runID, Approved: *body.Approved, Answer: body.Answer}
+		if req.IdempotencyKey, req.RequestHash, err = runapi.Idempotency(r, raw); err != nil {
+			return err
+		}
+		resp, err := svc.Answer(r.Context(), req)
+		if err != nil {
+			return err
+		}
+		httpapi.AddLogAttrs(r.Context(), slog.String("runId", runID), slog.Bool("approved", req.Approved),
+			slog.String("action", resp.Action), slog.Int("step", resp.State.CurrentStep))
+		httpapi.WriteJSON(w, http.StatusOK, resp)
+		return nil
+	})
+}

@@ -1,0 +1,22 @@
+// Command run-answer serves POST /agent/run/{runId}/answer: the user's reply to a question.
+package main
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/screenagent/backend/shared/app"
+	"github.com/screenagent/backend/shared/config"
+	"github.com/screenagent/backend/shared/runs"
+	"github.com/screenagent/backend/shared/runs/runapi"
+	"github.com/screenagent/backend/shared/runs/runsdb"
+)
+
+func main() {
+	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable})
+	app.Main("POST /agent/run/{runId}/answer", required, func(_ context.Context, a *app.App) (http.Handler, error) {
+		svc := &runs.Service{Store: runsdb.New(a.DynamoDB, a.Config.TasksTable), Logger: a.Logger}
+		return runapi.Protect(a, newHandler(svc))
+	})
+}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/runs"
+)
+
+type stubCanceller struct{ err error }
+
+func (s stubCanceller) Cancel(context.Context, string, string) error { return s.err }
+
+func TestHandler(t *testing.T) {
+	cases := []struct {
+		name       string
+		err        error
+		wantStatus int
+		wantBody   string
+	}{
+		{"cancelled", nil, 200, `{"success":true}`},
+		{"unknown run", runs.ErrNotFound, 404, `{"error":"NOT_FOUND","message":"Run not found or expired."}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/agent/run/550e8400-e29b-41d4-a716-446655440000/cancel", nil)
+			r = r.WithContext(auth.WithIdentity(r.Context(), accounts.Identity{TenantID: "ten-a"}, "h"))
+			w := httptest.NewRecorder()
+			newHandler(stubCanceller{tc.err}).ServeHTTP(w, r)
+			if w.Code != tc.wantStatus || w.Body.String() != tc.wantBody {
+				t.Errorf("got %d %s, want %d %s", w.Code, w.Body, tc.wantStatus, tc.wantBody)
+			}
+		})
+	}
+}

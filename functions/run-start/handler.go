@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/screenagent/backend/shared/httpapi"
+	"github.com/screenagent/backend/shared/runs"
+	"github.com/screenagent/backend/shared/runs/runapi"
+)
+
+type starter interface {
+	Start(ctx context.Context, tenantID, userID, task string, mode runs.Mode) (runs.StartResponse, error)
+}
+
+type startBody struct {
+	Task *string `json:"task"`
+	Mode *string `json:"mode"`
+}
+
+func newHandler(svc starter) http.Handler {
+	return runapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		id, err := runapi.Identity(r)
+		if err != nil {
+			return err
+		}
+		// Any content type: the documented client's fetch calls do not all set one.
+		raw, err := httpapi.ReadBody(r)
+		if err != nil {
+			return err
+		}
+		var body startBody
+		if err := httpapi.Unmarshal(raw, &body); err != nil {
+			return err
+		}
+		var task, mode string
+		if body.Task != nil {
+			task = *body.Task
+		}
+		if body.Mode != nil {
+			mode = *body.Mode
+		}
+		resp, err := svc.Start(r.Context(), id.TenantID, id.UserID, task, runs.Mode(mode))
+		if err != nil {
+			return err
+		}
+		httpapi.AddLogAttrs(r.Context(), slog.String("runId", resp.RunID))
+		httpapi.WriteJSON(w, http.StatusOK, resp)
+		return nil
+	})
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/screenagent/backend/shared/httpapi"
+	"github.com/screenagent/backend/shared/metrics"
+	"github.com/screenagent/backend/shared/runs"
+	"github.com/screenagent/backend/shared/runs/runapi"
+)
+
+type stepper interface {
+	Step(ctx context.Context, req runs.StepRequest) (runs.StepResponse, error)
+}
+
+// metricsEmitter records a step's figures (CloudWatch EMF).
+type metricsEmitter interface {
+	Emit(dimensions map[string]string, values ...metrics.Value) error
+}
+
+type stepBody struct {
+	Snapshot         json.RawMessage `json:"snapshot"`
+	LastActionResult *resultBody     `json:"lastActionResult"`
+}
+
+// resultBody is the ToolResult of the last action; its data is not read (the snapshot shows the page).
+type resultBody struct {
+	Success *bool  `json:"success"`
+	Message string `json:"message"`
+	Error   string `json:"error"`
+}
+
+// maxResultText bounds what is kept of a result's message and error: they only inform the model,
+// so a long one (a stack trace) is cut rather than refused.
+const maxResultText = 1_000
+
+func newHandler(svc stepper, rec metricsEmitter) http.Handler {
+	return runapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		id, err := runapi.Identity(r)
+		if err != nil {
+			return err
+		}
+		runID, err := runapi.RunID(r)
+		if err != nil {
+			return err
+		}
+		raw, err := httpapi.ReadBody(r)
+		if err != nil {
+			return err
+		}
+		req, err := decode(raw)
+		if err != nil {
+			return err
+		}
+		req.TenantID, req.RunID = id.TenantID, runID
+		if req.IdempotencyKey, req.RequestHash, err = runapi.Idempotency(r, raw); err != nil {
+			return err
+		}
+		resp, err := svc.Step(r.Context(), req)
+		if err != nil {
+			return err
+		}
+		m := resp.Metrics
+		httpapi.AddLogAttrs(r.Context(), slog.String("runId", runID), slog.Int("step", resp.State.CurrentStep),
+			slog.String("action", resp.Action), slog.Int("promptTokens", m.PromptTokens),
+			slog.Int("completionTokens", m.CompletionTokens), slog.Bool("replayed", m.Replayed))
+		if !m.Replayed {
+			_ = rec.Emit(map[string]string{"Route": "runStep"},
+				metrics.Value{Name: "Steps", Unit: metrics.Count, Value: 1},
+				metrics.Value{Name: "PromptTokens", Unit: metrics.Count, Value: float64(m.PromptTokens)},
+				metrics.Value{Name: "CompletionTokens", Unit: metrics.Count, Value: float64(m.CompletionTokens)},
+				metrics.Value{Name: "LLMLatency", Unit: metrics.Milliseconds, Value: float64(m.LLMLatencyMs)},
+				metrics.Value{Name: "LLMAttempts", Unit: metrics.Count, Value: float64(m.LLMAttempts)},
+			)
+		}
+		httpapi.WriteJSON(w, http.StatusOK, resp)
+		return nil
+	})
+}
+
+// decode reads a step body. Both fields may be null or absent, so an empty body is a step
+// without news.
+func decode(raw []byte) (runs.StepRequest, error) {
+	var req runs.StepRequest
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return req, nil
+	}
+	var body stepBody
+	if err := httpapi.Unmarshal(raw, &body); err != nil {
+		return req, err
+	}
+	snap, err := runs.DecodeSnapshot(body.Snapshot)
+	if err != nil {
+		return req, err
+	}
+	req.Snapshot = snap
+	if res := body.LastActionResult; res != nil {
+		if res.Success == nil {
+			return req, httpapi.Validation("lastActionResult.success", "is required")
+		}
+		req.LastActionResult = &runs.Result{Success: *res.Success, Message: cut(res.Message), Error: cut(res.Error)}
+	}
+	return req, nil
+}
+
+func cut(s string) string {
+	s = strings.TrimSpace(s)
+	if utf8.RuneCountInString(s) <= maxResultText {
+		return s
+	}
+	return string([]rune(s)[:maxResultText-1]) + "…"
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/metrics"
+	"github.com/screenagent/backend/shared/runs"
+)
+
+const runPath = "/agent/run/550e8400-e29b-41d4-a716-446655440000/step"
+
+type stubStepper struct{ got runs.StepRequest }
+
+func (s *stubStepper) Step(_ context.Context, req runs.StepRequest) (runs.StepResponse, error) {
+	s.got = req
+	return runs.StepResponse{Action: runs.ActionExecuteTool, Tool: &runs.ToolView{Name: "click", Parameters: map[string]any{"id": "agent-1"}},
+		State: runs.StateView{Status: runs.StatusRunning, CurrentStep: 1, MaxSteps: 150}}, nil
+}
+
+type noMetrics struct{}
+
+func (noMetrics) Emit(map[string]string, ...metrics.Value) error { return nil }
+
+func TestHandler(t *testing.T) {
+	cases := []struct {
+		name, path, body string
+		wantStatus       int
+		wantBody         string
+	}{
+		{"documented request", runPath, `{"snapshot":{"url":"https://example.com","title":"Example Domain","visibleText":"Example Domain This domain is for use in...",
+			"elements":[{"id":"agent-1","tag":"a","text":"More information...","href":"https://www.iana.org/domains/example"}],"timestamp":1737292800000},
+			"lastActionResult":{"success":true,"message":"Clicked successfully"}}`, 200,
+			`{"action":"execute_tool","tool":{"name":"click","parameters":{"id":"agent-1"}},"state":{"status":"running","currentStep":1,"maxSteps":150}}`},
+		{"first call with nulls", runPath, `{"snapshot":null,"lastActionResult":null}`, 200, ""},
+		{"empty body", runPath, ``, 200, ""},
+		{"result data is not read", runPath, `{"lastActionResult":{"success":false,"error":"gone","data":{"any":[1,2]}}}`, 200, ""},
+		{"invalid element", runPath, `{"snapshot":{"url":"u","elements":[{"id":"a","tag":"b","text":"` + strings.Repeat("x", 201) + `"}]}}`, 400,
+			`{"error":"VALIDATION_ERROR","message":"Invalid request: snapshot.elements[0].text must be at most 200 characters, got 201"}`},
+		{"snapshot not an object", runPath, `{"snapshot":"page"}`, 400, `{"error":"VALIDATION_ERROR","message":"Invalid request: snapshot must be an object"}`},
+		{"result without success", runPath, `{"lastActionResult":{"message":"ok"}}`, 400,
+			`{"error":"VALIDATION_ERROR","message":"Invalid request: lastActionResult.success is required"}`},
+		{"not a run id", "/agent/run/42/step", `{}`, 404, `{"error":"NOT_FOUND","message":"Run not found or expired."}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			stub := &stubStepper{}
+			r := httptest.NewRequest("POST", tc.path, strings.NewReader(tc.body))
+			r = r.WithContext(auth.WithIdentity(r.Context(), accounts.Identity{TenantID: "ten-a"}, "h"))
+			w := httptest.NewRecorder()
+			newHandler(stub, noMetrics{}).ServeHTTP(w, r)
+			if w.Code != tc.wantStatus || (tc.wantBody != "" && w.Body.String() != tc.wantBody) {
+				t.Errorf("got %d %s, want %d %s", w.Code, w.Body, tc.wantStatus, tc.wantBody)
+			}
+			if tc.wantStatus == 200 && (stub.got.TenantID != "ten-a" || stub.got.RunID != "550e8400-e29b-41d4-a716-446655440000") {
+				t.Errorf("service got %+v, want the tenant and run id", stub.got)
+			}
+		})
+	}
+}
+
+func TestDecodeKeepsTheResult(t *testing.T) {
+	req, err := decode([]byte(`{"lastActionResult":{"success":false,"error":"` + strings.Repeat("e", 3000) + `","message":"m"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := req.LastActionResult
+	if r == nil || r.Success || r.Message != "m" || len([]rune(r.Error)) != maxResultText {
+		t.Errorf("decode() result = %+v, want a failure with its message and the error cut to %d characters", r, maxResultText)
+	}
+}

@@ -1,0 +1,33 @@
+// Command run-step serves POST /agent/run/{runId}/step: the run's next action.
+package main
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"slices"
+
+	"github.com/screenagent/backend/shared/app"
+	"github.com/screenagent/backend/shared/config"
+	"github.com/screenagent/backend/shared/metrics"
+	"github.com/screenagent/backend/shared/runs"
+	"github.com/screenagent/backend/shared/runs/runapi"
+	"github.com/screenagent/backend/shared/runs/runsdb"
+)
+
+func main() {
+	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable})
+	app.Main("POST /agent/run/{runId}/step", required, func(ctx context.Context, a *app.App) (http.Handler, error) {
+		client, info, err := a.LLM(ctx)
+		if err != nil {
+			return nil, err
+		}
+		svc := &runs.Service{
+			Store:  runsdb.New(a.DynamoDB, a.Config.TasksTable),
+			LLM:    client,
+			Model:  info.Model,
+			Logger: a.Logger,
+		}
+		return runapi.Protect(a, newHandler(svc, metrics.New(os.Stdout, "ScreenAgent")))
+	})
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/history"
+	"github.com/screenagent/backend/shared/httpapi"
+)
+
+// route is the template's route; the handler reads its path parameter by the same pattern.
+const route = "GET /api/session/{sessionId}/messages"
+
+// newHandler answers with a session's messages, oldest first (§4.8.1): only the owner's, never
+// an archived session's, and never a page or its snapshot.
+func newHandler(store history.MessageReader) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(route, httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		id, ok := auth.IdentityFrom(r.Context())
+		if !ok {
+			return auth.HTTPError(auth.ErrUnauthorized)
+		}
+		sessionID, err := history.ParseID("sessionId", r.PathValue("sessionId"))
+		if err != nil {
+			return err
+		}
+		httpapi.AddLogAttrs(r.Context(), slog.String("sessionId", sessionID))
+		q := history.NewQuery(r)
+		limit, err := q.Int("limit", history.DefaultMessageLimit, 1, history.MaxMessageLimit)
+		if err != nil {
+			return err
+		}
+		since, err := q.Time("since")
+		if err != nil {
+			return err
+		}
+		list, err := history.ListMessages(r.Context(), store, id, sessionID, limit, since)
+		if err != nil {
+			return history.HTTPError(err)
+		}
+		httpapi.WriteData(w, http.StatusOK, list)
+		return nil
+	}))
+	return mux
+}

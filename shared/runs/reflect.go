@@ -1,0 +1,98 @@
+package runs
+
+import (
+	"fmt"
+	"time"
+)
+
+// Efficiency is a self-reflection's verdict on recent progress.
+type Efficiency string
+
+// Efficiency levels.
+const (
+	EfficiencyLow    Efficiency = "low"
+	EfficiencyMedium Efficiency = "medium"
+	EfficiencyHigh   Efficiency = "high"
+)
+
+// Self-reflection (PROXY_SERVER_ARCHITECTURE.md §4.2): every reflectEvery steps the last
+// reflectEvery actions are analysed; two low verdicts in a row stop the run.
+const reflectEvery = 5
+
+// Reflection is one self-reflection.
+type Reflection struct {
+	// StepNumber is the step whose decision triggered it.
+	StepNumber    int `dynamodbav:"stepNumber"`
+	StepsAnalyzed int `dynamodbav:"stepsAnalyzed"`
+	// Observes counts observe actions; Errors and Successes count the reported results of the
+	// analysed actions (the newest has none yet).
+	Observes  int `dynamodbav:"observes"`
+	Errors    int `dynamodbav:"errors"`
+	Successes int `dynamodbav:"successes"`
+	// ActionDiversity is the share of distinct tools among the analysed actions (0 to 1).
+	ActionDiversity float64    `dynamodbav:"actionDiversity"`
+	Efficiency      Efficiency `dynamodbav:"efficiency"`
+	Issues          []string   `dynamodbav:"issues"`
+	Suggestions     []string   `dynamodbav:"suggestions"`
+	ShouldAdjust    bool       `dynamodbav:"shouldAdjust"`
+	CreatedAt       time.Time  `dynamodbav:"createdAt"`
+}
+
+// dueReflection reports whether the step numbered step is due a reflection: reflectEvery steps
+// after the last one. Steps the server takes on an answer never reflect, so the next step the
+// LLM decides catches up.
+func dueReflection(step int, reflections []Reflection) bool {
+	last := 0
+	if n := len(reflections); n > 0 {
+		last = reflections[n-1].StepNumber
+	}
+	return step-last >= reflectEvery
+}
+
+// analyzeProgress analyses the last reflectEvery actions of seq (oldest first, the new decision last).
+// results[i] is the reported result of seq[i], nil when none has arrived.
+func analyzeProgress(seq []Entry, results []*Result, now time.Time) Reflection {
+	from := max(len(seq)-reflectEvery, 0)
+	window, res := seq[from:], results[from:]
+	r := Reflection{StepNumber: seq[len(seq)-1].StepNumber, StepsAnalyzed: len(window), CreatedAt: now,
+		Issues: []string{}, Suggestions: []string{}}
+	tools := map[string]bool{}
+	for i, e := range window {
+		tools[e.toolName()] = true
+		if e.toolName() == ToolObserve {
+			r.Observes++
+		}
+		switch {
+		case res[i] == nil:
+		case res[i].Success:
+			r.Successes++
+		default:
+			r.Errors++
+		}
+	}
+	r.ActionDiversity = float64(len(tools)) / float64(len(window))
+	reported := r.Errors + r.Successes
+
+	if r.Errors >= 2 {
+		r.Issues = append(r.Issues, fmt.Sprintf("%d of the last %d reported actions failed", r.Errors, reported))
+		r.Suggestions = append(r.Suggestions, "Do not repeat failing actions: choose another element or approach, or ask the user.")
+	}
+	if r.Observes >= 2 {
+		r.Issues = append(r.Issues, fmt.Sprintf("%d of the last %d steps only observed the page", r.Observes, len(window)))
+		r.Suggestions = append(r.Suggestions, "Every step already shows the current page: act on it instead of observing again.")
+	}
+	if len(tools) == 1 && len(window) == reflectEvery {
+		r.Issues = append(r.Issues, fmt.Sprintf("only %s was used in the last %d steps", window[0].toolName(), len(window)))
+		r.Suggestions = append(r.Suggestions, "Vary the approach: navigate directly, scroll to find other elements, or ask the user.")
+	}
+	switch {
+	case r.Errors >= 2 && r.Errors*2 > reported, r.Observes >= 3, len(tools) == 1 && len(window) == reflectEvery:
+		r.Efficiency = EfficiencyLow
+	case len(r.Issues) == 0:
+		r.Efficiency = EfficiencyHigh
+	default:
+		r.Efficiency = EfficiencyMedium
+	}
+	r.ShouldAdjust = len(r.Issues) > 0
+	return r
+}

@@ -1,0 +1,148 @@
+// Package runapi is the HTTP edge shared by the run API's functions (/agent/run/...): its error
+// body {"error": code, "message": ...} (PROXY_SERVER_API.md, "Error Handling"), Bearer
+// authentication and the tenant's rate limit answering in that body, the run id of the path, and
+// the Idempotency-Key header.
+package runapi
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/app"
+	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/httpapi"
+	"github.com/screenagent/backend/shared/ratelimit"
+	"github.com/screenagent/backend/shared/runs"
+)
+
+type errorBody struct {
+	Error   httpapi.Code `json:"error"`
+	Message string       `json:"message"`
+}
+
+// WriteError writes err in the run API's error body with the status of its code. The cause of a
+// server error goes to the request's log line, never to the client.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	e := httpapi.AsError(httpError(err))
+	if e.Cause != nil || e.Status() >= 500 {
+		attrs := []slog.Attr{slog.String("code", string(e.Code))}
+		if e.Cause != nil {
+			attrs = append(attrs, slog.String("error", e.Cause.Error()))
+		}
+		httpapi.AddLogAttrs(r.Context(), attrs...)
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	httpapi.WriteJSON(w, e.Status(), errorBody{Error: e.Code, Message: e.Message})
+}
+
+// HandlerFunc is a handler that returns its error, written by WriteError.
+type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+func (h HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := h(w, r); err != nil {
+		WriteError(w, r, err)
+	}
+}
+
+// httpError maps the run service's and authentication's errors to the API's codes.
+func httpError(err error) error {
+	conflict := func(msg string) error { return httpapi.Wrap(httpapi.CodeResourceConflict, msg, err) }
+	switch {
+	case errors.Is(err, runs.ErrNotFound):
+		return httpapi.NewError(httpapi.CodeNotFound, "Run not found or expired.")
+	case errors.Is(err, runs.ErrFinished):
+		return conflict("The run has already finished; start a new run.")
+	case errors.Is(err, runs.ErrWaitingUser):
+		return conflict("The run is waiting for the user's answer: POST /agent/run/{runId}/answer first.")
+	case errors.Is(err, runs.ErrNotWaiting):
+		return conflict("The run is not waiting for an answer.")
+	case errors.Is(err, runs.ErrIdempotencyMismatch):
+		return conflict("This Idempotency-Key was already used with a different request.")
+	case errors.Is(err, runs.ErrConflict):
+		return conflict("Another request is updating this run; retry after it completes.")
+	}
+	return auth.HTTPError(err)
+}
+
+// Protect admits only authenticated requests within the tenant's run API rate limit, in that
+// order (a request without a valid token never spends the tenant's quota); both refusals answer
+// in the run API's error body.
+func Protect(a *app.App, h http.Handler) (http.Handler, error) {
+	svc, err := a.Auth()
+	if err != nil {
+		return nil, err
+	}
+	limits, err := ratelimit.LoadConfig()
+	if err != nil {
+		return nil, err
+	}
+	h = ratelimit.Middleware(ratelimit.New(a.DynamoDB, a.Config.RateLimitsTable), limits, ratelimit.ClassRuns, tenantSubject, ratelimit.RefuseRunAPI)(h)
+	return svc.Middleware(WriteError)(h), nil
+}
+
+func tenantSubject(r *http.Request) (string, accounts.Tier) {
+	id, _ := auth.IdentityFrom(r.Context())
+	return ratelimit.TenantSubject(id.TenantID), id.Tier
+}
+
+// pathPrefix is where the run id starts in every run route but start.
+const pathPrefix = "/agent/run/"
+
+// RunID returns the {runId} of /agent/run/{runId}[/...]. Anything but a lowercase canonical
+// UUID names no run: runs.ErrNotFound.
+func RunID(r *http.Request) (string, error) {
+	rest, ok := strings.CutPrefix(r.URL.Path, pathPrefix)
+	if !ok {
+		return "", runs.ErrNotFound
+	}
+	id, _, _ := strings.Cut(rest, "/")
+	if parsed, err := uuid.Parse(id); err != nil || parsed.String() != id {
+		return "", runs.ErrNotFound
+	}
+	return id, nil
+}
+
+// maxIdempotencyKey bounds the Idempotency-Key header.
+const maxIdempotencyKey = 255
+
+// Idempotency reads the optional Idempotency-Key header and hashes the raw body, so a retried
+// request with the same key and body gets the stored response.
+func Idempotency(r *http.Request, body []byte) (key, hash string, err error) {
+	key = r.Header.Get("Idempotency-Key")
+	if key == "" {
+		return "", "", nil
+	}
+	if len(key) > maxIdempotencyKey || !printableASCII(key) {
+		return "", "", httpapi.Validation("Idempotency-Key", "must be at most 255 printable ASCII characters")
+	}
+	sum := sha256.Sum256(body)
+	return key, hex.EncodeToString(sum[:]), nil
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// Identity returns the verified identity the middleware put in the context.
+func Identity(r *http.Request) (accounts.Identity, error) {
+	id, ok := auth.IdentityFrom(r.Context())
+	if !ok {
+		return accounts.Identity{}, auth.ErrUnauthorized
+	}
+	return id, nil
+}

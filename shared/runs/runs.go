@@ -1,0 +1,305 @@
+// Package runs is the run engine of the thin-client agent (PROXY_SERVER_API.md,
+// PROXY_SERVER_ARCHITECTURE.md §4): a run is a task the server drives one step at a time. Each
+// step asks the LLM for the next action, stops loops, holds risky actions for the user in careful
+// mode, and reflects on progress every few steps. The client only executes the tools it is told to.
+package runs
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Status is a run's lifecycle state (RunStatus of PROXY_SERVER_API.md).
+type Status string
+
+// Run statuses.
+const (
+	StatusCreated     Status = "created"
+	StatusRunning     Status = "running"
+	StatusWaitingUser Status = "waiting_user"
+	StatusCompleted   Status = "completed"
+	StatusError       Status = "error"
+	StatusCancelled   Status = "cancelled"
+)
+
+// Finished reports whether the run takes no more steps.
+func (s Status) Finished() bool {
+	return s == StatusCompleted || s == StatusError || s == StatusCancelled
+}
+
+// Mode says whether the security gate holds risky actions for the user.
+type Mode string
+
+// Run modes.
+const (
+	// ModeAutonomous acts without asking; the gate's warnings are recorded in the history.
+	ModeAutonomous Mode = "autonomous"
+	// ModeCareful asks the user before a risky action.
+	ModeCareful Mode = "careful"
+)
+
+// Tool names the client executes, and the two the server handles itself.
+const (
+	ToolObserve  = "observe"
+	ToolNavigate = "navigate"
+	ToolClick    = "click"
+	ToolType     = "type"
+	ToolScroll   = "scroll"
+	ToolPress    = "press"
+	ToolAskUser  = "ask_user"
+	ToolFinish   = "finish"
+)
+
+// Errors of the service. Each means the request changed nothing.
+var (
+	// ErrNotFound: no such run for the tenant, or it expired.
+	ErrNotFound = errors.New("runs: run not found")
+	// ErrFinished: the run is completed, failed or cancelled.
+	ErrFinished = errors.New("runs: run already finished")
+	// ErrWaitingUser: a step was asked for while the run waits for an answer.
+	ErrWaitingUser = errors.New("runs: run is waiting for the user's answer")
+	// ErrNotWaiting: an answer came while no question is pending.
+	ErrNotWaiting = errors.New("runs: run is not waiting for an answer")
+	// ErrConflict: another request changed the run first.
+	ErrConflict = errors.New("runs: concurrent update of the run")
+	// ErrIdempotencyMismatch: the Idempotency-Key was used before with another request.
+	ErrIdempotencyMismatch = errors.New("runs: idempotency key reused with a different request")
+	// ErrIdempotencyRace: the same key is being written by a concurrent request.
+	ErrIdempotencyRace = errors.New("runs: idempotency key in use by a concurrent request")
+)
+
+// Tool is one tool call with its arguments; only the arguments of its tool are set.
+type Tool struct {
+	Name   string  `dynamodbav:"name"`
+	ID     string  `dynamodbav:"id,omitempty"`
+	URL    string  `dynamodbav:"url,omitempty"`
+	Text   string  `dynamodbav:"text,omitempty"`
+	Submit bool    `dynamodbav:"submit,omitempty"`
+	DeltaY float64 `dynamodbav:"deltaY,omitempty"`
+	Key    string  `dynamodbav:"key,omitempty"`
+}
+
+// Parameters are the tool's arguments as the client receives them ({} for observe).
+func (t Tool) Parameters() map[string]any {
+	p := map[string]any{}
+	switch t.Name {
+	case ToolNavigate:
+		p["url"] = t.URL
+	case ToolClick:
+		p["id"] = t.ID
+	case ToolType:
+		p["id"], p["text"] = t.ID, t.Text
+		if t.Submit {
+			p["submit"] = true
+		}
+	case ToolScroll:
+		p["deltaY"] = t.DeltaY
+	case ToolPress:
+		p["key"] = t.Key
+	}
+	return p
+}
+
+// String renders the call for prompts and messages, e.g. click {"id":"agent-1"}.
+func (t Tool) String() string {
+	var args []string
+	switch t.Name {
+	case ToolNavigate:
+		args = append(args, `"url":`+strconv.Quote(t.URL))
+	case ToolClick:
+		args = append(args, `"id":`+strconv.Quote(t.ID))
+	case ToolType:
+		args = append(args, `"id":`+strconv.Quote(t.ID), `"text":`+strconv.Quote(t.Text))
+		if t.Submit {
+			args = append(args, `"submit":true`)
+		}
+	case ToolScroll:
+		args = append(args, `"deltaY":`+strconv.FormatFloat(t.DeltaY, 'f', -1, 64))
+	case ToolPress:
+		args = append(args, `"key":`+strconv.Quote(t.Key))
+	}
+	if len(args) == 0 {
+		return t.Name
+	}
+	return t.Name + " {" + strings.Join(args, ",") + "}"
+}
+
+// target is what the call acts on (an element, a URL, a key), for loop detection: typing
+// different texts into one field is still the same action.
+func (t Tool) target() string {
+	switch t.Name {
+	case ToolClick, ToolType:
+		return t.ID
+	case ToolNavigate:
+		return t.URL
+	case ToolPress:
+		return t.Key
+	}
+	return ""
+}
+
+// Result is the client's report on the last tool it executed (ToolResult; data is not kept:
+// the next snapshot shows the page).
+type Result struct {
+	Success bool   `dynamodbav:"success"`
+	Message string `dynamodbav:"message,omitempty"`
+	Error   string `dynamodbav:"error,omitempty"`
+}
+
+// Observation is the result as the history shows it.
+func (r Result) Observation() string {
+	switch {
+	case r.Message != "" && (r.Success || r.Error == ""):
+		return r.Message
+	case !r.Success && r.Error != "":
+		return "Failed: " + r.Error
+	case r.Success:
+		return "Success"
+	}
+	return "Failed"
+}
+
+// UserAnswer is the user's reply to a question, recorded on the step it led to.
+type UserAnswer struct {
+	Approved bool   `dynamodbav:"approved"`
+	Text     string `dynamodbav:"text,omitempty"`
+}
+
+// Usage is the LLM's token usage of a step.
+type Usage struct {
+	PromptTokens     int `dynamodbav:"promptTokens"`
+	CompletionTokens int `dynamodbav:"completionTokens"`
+}
+
+// Entry is one step of a run's history: the action the client was told to take.
+type Entry struct {
+	StepNumber int
+	// Action is what the client was told: a tool name, ask_user or finish.
+	Action string
+	// Tool is the call to execute; for a step the security gate held, the call awaiting approval.
+	Tool     *Tool
+	Question string
+	// Answer is the model's final answer (Action finish).
+	Answer  string
+	Thought string
+	// Warning is the security gate's finding: the reason for the question in careful mode, a
+	// note of what was allowed in autonomous mode.
+	Warning string
+	// PreviousResult is the result of the previous step's action, which arrived with this step's
+	// request (or the user's answer, for the step after a question).
+	PreviousResult *Result
+	UserAnswer     *UserAnswer
+	// URL is the page the step was decided on.
+	URL         string
+	Model       string
+	Usage       Usage
+	LLMAttempts int
+	LLMLatency  time.Duration
+	CreatedAt   time.Time
+}
+
+// signature identifies the step's action with all its arguments.
+func (e Entry) signature() string {
+	if e.Tool != nil {
+		return e.Tool.String()
+	}
+	return e.Action + " " + strconv.Quote(e.Question)
+}
+
+// targetKey identifies the step's action by tool and target only.
+func (e Entry) targetKey() string {
+	if e.Tool != nil {
+		return e.Tool.Name + " " + e.Tool.target()
+	}
+	return e.Action
+}
+
+// toolName is the tool the step used (the held one for a gated step).
+func (e Entry) toolName() string {
+	if e.Tool != nil {
+		return e.Tool.Name
+	}
+	return e.Action
+}
+
+// Run is a run's header: everything but the history.
+type Run struct {
+	ID          string
+	TenantID    string
+	UserID      string
+	Task        string
+	Mode        Mode
+	Status      Status
+	CurrentStep int
+	MaxSteps    int
+	// PendingQuestion is the question awaiting an answer (status waiting_user).
+	PendingQuestion string
+	// PendingTool is the call the security gate holds until the user approves it.
+	PendingTool     *Tool
+	CurrentSnapshot *Snapshot
+	Reflections     []Reflection
+	// LastResult is the result of the last step's action when it arrived with a request that
+	// ended the run without a new step (so the history still shows it).
+	LastResult *Result
+	// Result is the final answer of a completed run; Error says why a run stopped or was cancelled.
+	Result    string
+	Error     string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Retention says how long runs are kept.
+type Retention struct {
+	// Idle is how long an unfinished run lives without a change; each change renews it.
+	Idle time.Duration
+	// Finished is how long a completed, failed or cancelled run is kept.
+	Finished time.Duration
+	// Idempotency is how long a stored response answers a retried request.
+	Idempotency time.Duration
+}
+
+// DefaultRetention: a run idle for an hour is gone (as the in-memory original's cleanup did);
+// finished runs stay 90 days like finished tasks.
+var DefaultRetention = Retention{Idle: time.Hour, Finished: 90 * 24 * time.Hour, Idempotency: 24 * time.Hour}
+
+// ExpiresAt is when a run in the status, last changed at updated, expires.
+func (r Retention) ExpiresAt(s Status, updated time.Time) time.Time {
+	if s.Finished() {
+		return updated.Add(r.Finished)
+	}
+	return updated.Add(r.Idle)
+}
+
+// EntryLifetime is how long a history entry is kept from its write. Entries are written once
+// and read only through their header, so it must outlive any header that can show it: a run
+// with maxSteps steps changes at most maxSteps+2 times (each step, then a stop or a cancel), each
+// change within Idle of the last, and is then kept Finished.
+func (r Retention) EntryLifetime(maxSteps int) time.Duration {
+	return r.Finished + time.Duration(maxSteps+2)*r.Idle
+}
+
+// DefaultMaxSteps bounds a run (PROXY_SERVER_API.md).
+const DefaultMaxSteps = 150
+
+// EnvMaxSteps overrides DefaultMaxSteps for new runs.
+const EnvMaxSteps = "RUN_MAX_STEPS"
+
+// maxStepsLimit keeps a run's header, which holds all its reflections, well inside DynamoDB's
+// 400 KB item.
+const maxStepsLimit = 500
+
+// MaxStepsFromEnv reads RUN_MAX_STEPS (empty means DefaultMaxSteps).
+func MaxStepsFromEnv(getenv func(string) string) (int, error) {
+	v := strings.TrimSpace(getenv(EnvMaxSteps))
+	if v == "" {
+		return DefaultMaxSteps, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > maxStepsLimit {
+		return 0, fmt.Errorf("configuration: %s must be an integer from 1 to %d, got %q", EnvMaxSteps, maxStepsLimit, v)
+	}
+	return n, nil
+}

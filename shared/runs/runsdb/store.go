@@ -1,0 +1,356 @@
+// Package runsdb stores runs of the run API in the Tasks table.
+//
+// Items (every key starts with the tenant):
+//
+//	run header    PK=TENANT#<t>#RUN#<id>  SK=RUN                        GSI2 (only while unfinished): RUNS#active / <updatedAt>#<t>#<id>
+//	                                                                    Retention (once finished): EXPIRES#<shard> / <expiresAt>
+//	history entry PK=TENANT#<t>#RUN#<id>  SK=STEP#000001                written once, with attribute_not_exists
+//	idempotency   PK=TENANT#<t>#RUN#<id>  SK=IDEM#<scope>#<sha256(key)> Retention: EXPIRES#<shard> / <expiresAt>
+//
+// Every item carries expiresAt (epoch seconds, the table's TTL attribute). An unfinished run
+// expires Retention.Idle after its last change, a finished one Retention.Finished after; entries
+// outlive their header (Retention.EntryLifetime) and are only read through it. Reads treat an
+// item past expiresAt as absent, because TTL deletes lazily. The retention cleanup finds
+// unfinished runs through GSI2 and finished runs and idempotency records through the Retention
+// index (package expiry), and deletes a run's entries with its header. No write renews an
+// expired run: every Save requires the header to be live.
+package runsdb
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/screenagent/backend/shared/ddbtx"
+	"github.com/screenagent/backend/shared/retention/expiry"
+	"github.com/screenagent/backend/shared/runs"
+)
+
+// ActiveIndexPartition is the GSI2 partition of unfinished runs, for idle detection.
+const ActiveIndexPartition = "RUNS#active"
+
+// HeaderSK is the sort key of a run's header.
+const HeaderSK = "RUN"
+
+// sortableTime is fixed-width so that string order is time order.
+const sortableTime = "2006-01-02T15:04:05.000000000Z"
+
+// Store is the runs in the Tasks table.
+type Store struct {
+	client    *dynamodb.Client
+	table     string
+	Now       func() time.Time
+	Retention runs.Retention
+}
+
+var _ runs.Store = (*Store)(nil)
+
+// New returns a store over the table with the default retention.
+func New(client *dynamodb.Client, table string) *Store {
+	return &Store{client: client, table: table, Now: time.Now, Retention: runs.DefaultRetention}
+}
+
+// RunPK is the partition of a run: its header, entries and idempotency records.
+func RunPK(tenantID, runID string) string { return "TENANT#" + tenantID + "#RUN#" + runID }
+
+func stepSK(n int) string { return fmt.Sprintf("STEP#%06d", n) }
+
+func idemSK(scope, key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return "IDEM#" + scope + "#" + hex.EncodeToString(sum[:])
+}
+
+func keyOf(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: pk},
+		"SK": &types.AttributeValueMemberS{Value: sk},
+	}
+}
+
+func (s *Store) now() time.Time { return s.Now().UTC() }
+
+func (s *Store) expired(expiresAt int64) bool { return expiresAt <= s.now().Unix() }
+
+func num(n int64) types.AttributeValue { return &types.AttributeValueMemberN{Value: fmt.Sprint(n)} }
+
+type headerItem struct {
+	PK              string            `dynamodbav:"PK"`
+	SK              string            `dynamodbav:"SK"`
+	GSI2PK          string            `dynamodbav:"GSI2PK,omitempty"`
+	GSI2SK          string            `dynamodbav:"GSI2SK,omitempty"`
+	RetentionPK     string            `dynamodbav:"RetentionPK,omitempty"`
+	RetentionSK     string            `dynamodbav:"RetentionSK,omitempty"`
+	RunID           string            `dynamodbav:"runId"`
+	TenantID        string            `dynamodbav:"tenantId"`
+	UserID          string            `dynamodbav:"userId"`
+	Task            string            `dynamodbav:"task"`
+	Mode            string            `dynamodbav:"mode"`
+	Status          string            `dynamodbav:"status"`
+	CurrentStep     int               `dynamodbav:"currentStep"`
+	MaxSteps        int               `dynamodbav:"maxSteps"`
+	PendingQuestion string            `dynamodbav:"pendingQuestion,omitempty"`
+	PendingTool     *runs.Tool        `dynamodbav:"pendingTool,omitempty"`
+	CurrentSnapshot *runs.Snapshot    `dynamodbav:"currentSnapshot,omitempty"`
+	Reflections     []runs.Reflection `dynamodbav:"reflections"`
+	LastResult      *runs.Result      `dynamodbav:"lastResult,omitempty"`
+	Result          string            `dynamodbav:"result,omitempty"`
+	Error           string            `dynamodbav:"error,omitempty"`
+	CreatedAt       string            `dynamodbav:"createdAt"`
+	UpdatedAt       string            `dynamodbav:"updatedAt"`
+	ExpiresAt       int64             `dynamodbav:"expiresAt"`
+}
+
+func (s *Store) headerOf(r runs.Run) headerItem {
+	it := headerItem{
+		PK: RunPK(r.TenantID, r.ID), SK: HeaderSK, RunID: r.ID, TenantID: r.TenantID, UserID: r.UserID,
+		Task: r.Task, Mode: string(r.Mode), Status: string(r.Status), CurrentStep: r.CurrentStep, MaxSteps: r.MaxSteps,
+		PendingQuestion: r.PendingQuestion, PendingTool: r.PendingTool, CurrentSnapshot: r.CurrentSnapshot,
+		Reflections: r.Reflections, LastResult: r.LastResult, Result: r.Result, Error: r.Error,
+		CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339Nano),
+		ExpiresAt: s.Retention.ExpiresAt(r.Status, r.UpdatedAt).Unix(),
+	}
+	if it.Reflections == nil {
+		it.Reflections = []runs.Reflection{}
+	}
+	if r.Status.Finished() {
+		it.RetentionPK, it.RetentionSK = expiry.Keys(it.PK, time.Unix(it.ExpiresAt, 0))
+	} else {
+		it.GSI2PK = ActiveIndexPartition
+		it.GSI2SK = r.UpdatedAt.UTC().Format(sortableTime) + "#" + r.TenantID + "#" + r.ID
+	}
+	return it
+}
+
+func (i headerItem) run() runs.Run {
+	created, _ := time.Parse(time.RFC3339Nano, i.CreatedAt)
+	updated, _ := time.Parse(time.RFC3339Nano, i.UpdatedAt)
+	return runs.Run{
+		ID: i.RunID, TenantID: i.TenantID, UserID: i.UserID, Task: i.Task, Mode: runs.Mode(i.Mode),
+		Status: runs.Status(i.Status), CurrentStep: i.CurrentStep, MaxSteps: i.MaxSteps,
+		PendingQuestion: i.PendingQuestion, PendingTool: i.PendingTool, CurrentSnapshot: i.CurrentSnapshot,
+		Reflections: i.Reflections, LastResult: i.LastResult, Result: i.Result, Error: i.Error,
+		CreatedAt: created, UpdatedAt: updated,
+	}
+}
+
+type entryItem struct {
+	PK             string           `dynamodbav:"PK"`
+	SK             string           `dynamodbav:"SK"`
+	StepNumber     int              `dynamodbav:"stepNumber"`
+	Action         string           `dynamodbav:"action"`
+	Tool           *runs.Tool       `dynamodbav:"tool,omitempty"`
+	Question       string           `dynamodbav:"question,omitempty"`
+	Answer         string           `dynamodbav:"answer,omitempty"`
+	Thought        string           `dynamodbav:"thought,omitempty"`
+	Warning        string           `dynamodbav:"warning,omitempty"`
+	PreviousResult *runs.Result     `dynamodbav:"previousResult,omitempty"`
+	UserAnswer     *runs.UserAnswer `dynamodbav:"userAnswer,omitempty"`
+	URL            string           `dynamodbav:"url,omitempty"`
+	Model          string           `dynamodbav:"model,omitempty"`
+	Usage          runs.Usage       `dynamodbav:"usage"`
+	LLMAttempts    int              `dynamodbav:"llmAttempts"`
+	LLMLatencyMs   int64            `dynamodbav:"llmLatencyMs"`
+	CreatedAt      string           `dynamodbav:"createdAt"`
+	ExpiresAt      int64            `dynamodbav:"expiresAt"`
+}
+
+func (i entryItem) entry() runs.Entry {
+	created, _ := time.Parse(time.RFC3339Nano, i.CreatedAt)
+	return runs.Entry{
+		StepNumber: i.StepNumber, Action: i.Action, Tool: i.Tool, Question: i.Question, Answer: i.Answer,
+		Thought: i.Thought, Warning: i.Warning, PreviousResult: i.PreviousResult, UserAnswer: i.UserAnswer,
+		URL: i.URL, Model: i.Model, Usage: i.Usage, LLMAttempts: i.LLMAttempts,
+		LLMLatency: time.Duration(i.LLMLatencyMs) * time.Millisecond, CreatedAt: created,
+	}
+}
+
+// Create stores a new run, stamped now.
+func (s *Store) Create(ctx context.Context, r runs.Run) (runs.Run, error) {
+	r.CreatedAt = s.now()
+	r.UpdatedAt = r.CreatedAt
+	av, err := attributevalue.MarshalMap(s.headerOf(r))
+	if err != nil {
+		return runs.Run{}, fmt.Errorf("encode run %s: %w", r.ID, err)
+	}
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return runs.Run{}, fmt.Errorf("create run %s: %w", r.ID, runs.ErrConflict)
+	}
+	if err != nil {
+		return runs.Run{}, fmt.Errorf("create run %s: %w", r.ID, err)
+	}
+	return r, nil
+}
+
+// Get returns the tenant's run; another tenant's or an expired run is runs.ErrNotFound.
+func (s *Store) Get(ctx context.Context, tenantID, runID string) (runs.Run, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: keyOf(RunPK(tenantID, runID), HeaderSK), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return runs.Run{}, fmt.Errorf("get run %s: %w", runID, err)
+	}
+	if out.Item == nil {
+		return runs.Run{}, runs.ErrNotFound
+	}
+	var it headerItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return runs.Run{}, fmt.Errorf("decode run %s: %w", runID, err)
+	}
+	if s.expired(it.ExpiresAt) {
+		return runs.Run{}, runs.ErrNotFound
+	}
+	return it.run(), nil
+}
+
+// Entries returns the run's last entries (every entry when last is 0), oldest first.
+func (s *Store) Entries(ctx context.Context, tenantID, runID string, last int) ([]runs.Entry, error) {
+	in := &dynamodb.QueryInput{
+		TableName:              aws.String(s.table),
+		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :step)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk":   &types.AttributeValueMemberS{Value: RunPK(tenantID, runID)},
+			":step": &types.AttributeValueMemberS{Value: "STEP#"},
+		},
+		ConsistentRead: aws.Bool(true),
+	}
+	if last > 0 {
+		in.ScanIndexForward, in.Limit = aws.Bool(false), aws.Int32(int32(last))
+	}
+	var entries []runs.Entry
+	p := dynamodb.NewQueryPaginator(s.client, in)
+	for p.HasMorePages() && (last == 0 || len(entries) < last) {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("entries of run %s: %w", runID, err)
+		}
+		for _, raw := range page.Items {
+			var it entryItem
+			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
+				return nil, fmt.Errorf("decode entry of run %s: %w", runID, err)
+			}
+			if !s.expired(it.ExpiresAt) {
+				entries = append(entries, it.entry())
+			}
+		}
+	}
+	if last > 0 {
+		slices.Reverse(entries)
+	}
+	return entries, nil
+}
+
+// Save replaces the header prev with next (stamped now), appends entry and records idem, in one
+// transaction. The header's condition (the step count and status that were read, and not
+// expired) makes every transition happen at most once, and the entry's attribute_not_exists keeps
+// a step from being written twice.
+func (s *Store) Save(ctx context.Context, prev, next runs.Run, entry *runs.Entry, idem *runs.IdempotencyRecord) error {
+	now := s.now()
+	next.UpdatedAt = now
+	pk := RunPK(next.TenantID, next.ID)
+	var items []ddbtx.Item
+	if idem != nil {
+		// First, so that a concurrent request with the same key is reported as such.
+		exp := now.Add(s.Retention.Idempotency)
+		rpk, rsk := expiry.Keys(pk, exp)
+		av, err := attributevalue.MarshalMap(idemItem{
+			PK: pk, SK: idemSK(idem.Scope, idem.Key), RetentionPK: rpk, RetentionSK: rsk, RequestHash: idem.RequestHash,
+			Body: idem.Body, CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: exp.Unix(),
+		})
+		if err != nil {
+			return fmt.Errorf("encode idempotency record: %w", err)
+		}
+		items = append(items, ddbtx.Item{
+			Write: types.TransactWriteItem{Put: &types.Put{
+				TableName: aws.String(s.table), Item: av,
+				// An expired record may be replaced: TTL has just not removed it yet.
+				ConditionExpression:       aws.String("attribute_not_exists(PK) OR expiresAt <= :now"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":now": num(now.Unix())},
+			}},
+			OnConditionFailed: runs.ErrIdempotencyRace,
+		})
+	}
+	header, err := attributevalue.MarshalMap(s.headerOf(next))
+	if err != nil {
+		return fmt.Errorf("encode run %s: %w", next.ID, err)
+	}
+	items = append(items, ddbtx.Item{
+		Write: types.TransactWriteItem{Put: &types.Put{
+			TableName: aws.String(s.table), Item: header,
+			ConditionExpression:      aws.String("currentStep = :step AND #status = :status AND expiresAt > :now"),
+			ExpressionAttributeNames: map[string]string{"#status": "status"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":step":   num(int64(prev.CurrentStep)),
+				":status": &types.AttributeValueMemberS{Value: string(prev.Status)},
+				":now":    num(now.Unix()),
+			},
+		}},
+		OnConditionFailed: runs.ErrConflict,
+	})
+	if entry != nil {
+		av, err := attributevalue.MarshalMap(entryItem{
+			PK: pk, SK: stepSK(entry.StepNumber), StepNumber: entry.StepNumber, Action: entry.Action, Tool: entry.Tool,
+			Question: entry.Question, Answer: entry.Answer, Thought: entry.Thought, Warning: entry.Warning,
+			PreviousResult: entry.PreviousResult, UserAnswer: entry.UserAnswer, URL: entry.URL, Model: entry.Model,
+			Usage: entry.Usage, LLMAttempts: entry.LLMAttempts, LLMLatencyMs: entry.LLMLatency.Milliseconds(),
+			CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: now.Add(s.Retention.EntryLifetime(next.MaxSteps)).Unix(),
+		})
+		if err != nil {
+			return fmt.Errorf("encode step %d of run %s: %w", entry.StepNumber, next.ID, err)
+		}
+		items = append(items, ddbtx.Item{
+			Write: types.TransactWriteItem{Put: &types.Put{
+				TableName: aws.String(s.table), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+			}},
+			OnConditionFailed: runs.ErrConflict,
+		})
+	}
+	if err := ddbtx.Write(ctx, s.client, items); err != nil {
+		return fmt.Errorf("save run %s at step %d: %w", next.ID, next.CurrentStep, err)
+	}
+	return nil
+}
+
+type idemItem struct {
+	PK          string `dynamodbav:"PK"`
+	SK          string `dynamodbav:"SK"`
+	RetentionPK string `dynamodbav:"RetentionPK"`
+	RetentionSK string `dynamodbav:"RetentionSK"`
+	RequestHash string `dynamodbav:"requestHash"`
+	Body        []byte `dynamodbav:"body"`
+	CreatedAt   string `dynamodbav:"createdAt"`
+	ExpiresAt   int64  `dynamodbav:"expiresAt"`
+}
+
+// GetIdempotency returns the response recorded under the run, scope and key, or runs.ErrNotFound.
+func (s *Store) GetIdempotency(ctx context.Context, tenantID, runID, scope, key string) (runs.IdempotencyRecord, error) {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: keyOf(RunPK(tenantID, runID), idemSK(scope, key)), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return runs.IdempotencyRecord{}, fmt.Errorf("get idempotency record: %w", err)
+	}
+	if out.Item == nil {
+		return runs.IdempotencyRecord{}, runs.ErrNotFound
+	}
+	var it idemItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return runs.IdempotencyRecord{}, fmt.Errorf("decode idempotency record: %w", err)
+	}
+	if s.expired(it.ExpiresAt) {
+		return runs.IdempotencyRecord{}, runs.ErrNotFound
+	}
+	return runs.IdempotencyRecord{Scope: scope, Key: key, RequestHash: it.RequestHash, Body: it.Body}, nil
+}

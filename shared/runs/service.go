@@ -1,0 +1,439 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/screenagent/backend/shared/llm"
+)
+
+// Store keeps runs: a header per run and its history entries.
+type Store interface {
+	// Create stores a new run and returns it with its timestamps.
+	Create(ctx context.Context, run Run) (Run, error)
+	// Get returns the tenant's run; another tenant's or an expired run is ErrNotFound.
+	Get(ctx context.Context, tenantID, runID string) (Run, error)
+	// Entries returns the run's last entries (all when last is 0), oldest first.
+	Entries(ctx context.Context, tenantID, runID string, last int) ([]Entry, error)
+	// Save replaces the header prev (as it was read) with next, appends entry when given and
+	// records idem when given, all or nothing. ErrConflict when the run changed since it was
+	// read, ErrIdempotencyRace when the key was recorded meanwhile.
+	Save(ctx context.Context, prev, next Run, entry *Entry, idem *IdempotencyRecord) error
+	// GetIdempotency returns the response recorded under the run, scope and key, or ErrNotFound.
+	GetIdempotency(ctx context.Context, tenantID, runID, scope, key string) (IdempotencyRecord, error)
+}
+
+// IdempotencyRecord is a response stored under a request's Idempotency-Key.
+type IdempotencyRecord struct {
+	// Scope is the route (step or answer): one key never answers for another route.
+	Scope       string
+	Key         string
+	RequestHash string
+	Body        []byte
+}
+
+// Idempotency scopes.
+const (
+	ScopeStep   = "step"
+	ScopeAnswer = "answer"
+)
+
+// Service runs the run API.
+type Service struct {
+	Store Store
+	LLM   llm.Client
+	// Model names the configured model for records (the reply's own model wins when given).
+	Model string
+	// MaxSteps bounds new runs (DefaultMaxSteps when 0).
+	MaxSteps int
+	// WriteReserve is kept from the request's deadline for storing the step after the LLM.
+	WriteReserve time.Duration
+	// CorrectionMinBudget is the time a corrective retry needs; with less left it is skipped.
+	CorrectionMinBudget time.Duration
+	// LLMBudget bounds the LLM when the request has no deadline.
+	LLMBudget time.Duration
+	Now       func() time.Time
+	Logger    *slog.Logger
+}
+
+// Defaults of the service's time budget: the function times out at 29 s (API Gateway at 30 s).
+const (
+	DefaultWriteReserve        = 3 * time.Second
+	DefaultCorrectionMinBudget = 5 * time.Second
+	DefaultLLMBudget           = 25 * time.Second
+)
+
+// MaxTask bounds a run's task, in characters.
+const MaxTask = 10_000
+
+// maxAnswerText bounds the user's text answer, in characters.
+const maxAnswerText = 2_000
+
+// maxReplyTokens bounds the model's reply: one JSON object.
+const maxReplyTokens = 1024
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (s *Service) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// Start creates a run for the tenant's user. An empty mode is careful: the gate is on unless
+// the client asks for autonomy.
+func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode Mode) (StartResponse, error) {
+	task = strings.TrimSpace(task)
+	switch {
+	case task == "":
+		return StartResponse{}, invalid("task", "is required")
+	case utf8.RuneCountInString(task) > MaxTask:
+		return StartResponse{}, invalid("task", "must be at most %d characters", MaxTask)
+	}
+	switch mode {
+	case "":
+		mode = ModeCareful
+	case ModeAutonomous, ModeCareful:
+	default:
+		return StartResponse{}, invalid("mode", "must be autonomous or careful")
+	}
+	maxSteps := s.MaxSteps
+	if maxSteps <= 0 {
+		maxSteps = DefaultMaxSteps
+	}
+	run, err := s.Store.Create(ctx, Run{
+		ID: uuid.NewString(), TenantID: tenantID, UserID: userID, Task: task, Mode: mode,
+		Status: StatusCreated, MaxSteps: maxSteps,
+	})
+	if err != nil {
+		return StartResponse{}, err
+	}
+	return StartResponse{Success: true, RunID: run.ID, State: stateOf(run)}, nil
+}
+
+// StepRequest is one POST /agent/run/{runId}/step.
+type StepRequest struct {
+	TenantID string
+	RunID    string
+	// Snapshot is the page now; nil keeps the last one.
+	Snapshot *Snapshot
+	// LastActionResult is the result of the last step's action; nil when none.
+	LastActionResult *Result
+	IdempotencyKey   string
+	RequestHash      string
+}
+
+// Step decides the run's next action in the order of PROXY_SERVER_ARCHITECTURE.md §4.2: max
+// steps, the LLM's choice, loop detection, the security gate, self-reflection. It stores the
+// step, or the run's end, in one conditional write; on an error the run is unchanged.
+func (s *Service) Step(ctx context.Context, req StepRequest) (StepResponse, error) {
+	idem := idemRequest{ScopeStep, req.TenantID, req.RunID, req.IdempotencyKey, req.RequestHash}
+	if resp, found, err := s.replay(ctx, idem); found || err != nil {
+		return resp, err
+	}
+	run, err := s.Store.Get(ctx, req.TenantID, req.RunID)
+	if err != nil {
+		return StepResponse{}, err
+	}
+	switch {
+	case run.Status.Finished():
+		return StepResponse{}, ErrFinished
+	case run.Status == StatusWaitingUser:
+		return StepResponse{}, ErrWaitingUser
+	}
+	next := run
+	if req.Snapshot != nil {
+		next.CurrentSnapshot = req.Snapshot
+	}
+	result := req.LastActionResult
+	if run.CurrentStep == 0 {
+		result = nil // no action has been taken yet
+	}
+	if run.CurrentStep >= run.MaxSteps {
+		return s.stop(ctx, idem, run, next, result, "Maximum steps reached", StepMetrics{})
+	}
+
+	history, err := s.Store.Entries(ctx, req.TenantID, req.RunID, historyInPrompt)
+	if err != nil {
+		return StepResponse{}, err
+	}
+	results := resultsOf(history, result)
+	page := next.CurrentSnapshot
+	system, user := buildPrompt(promptInput{
+		Task: run.Task, History: history, Results: results, Earlier: run.CurrentStep - len(history),
+		Page: page, Reflection: adjusting(run.Reflections),
+	})
+	d, err := s.decide(ctx, system, user, page)
+	m := d.metrics()
+	if err != nil {
+		s.logger().WarnContext(ctx, "run step: llm failed", "runId", run.ID, "error", err.Error())
+		return s.stop(ctx, idem, run, next, result, "The language model is unavailable: "+llmReason(err), m)
+	}
+	if d.invalid != "" {
+		return s.stop(ctx, idem, run, next, result, "The model did not choose a valid action: "+d.invalid, m)
+	}
+
+	entry := Entry{
+		StepNumber: run.CurrentStep + 1, Thought: d.reply.Thought, PreviousResult: result,
+		Model: d.model, Usage: d.usage, LLMAttempts: d.attempts, LLMLatency: d.latency,
+	}
+	if page != nil {
+		entry.URL = page.URL
+	}
+	switch d.reply.Type {
+	case ReplyFinal:
+		entry.Action, entry.Answer = ToolFinish, d.reply.Answer
+		next.Status, next.Result = StatusCompleted, d.reply.Answer
+	case ReplyAskUser:
+		entry.Action, entry.Question = ToolAskUser, d.reply.Question
+		next.Status, next.PendingQuestion = StatusWaitingUser, d.reply.Question
+	default:
+		tool := d.reply.Tool
+		entry.Action, entry.Tool = tool.Name, &tool
+		next.Status = StatusRunning
+	}
+	if d.reply.Type != ReplyFinal {
+		if reason, loop := detectLoop(history, entry); loop {
+			return s.stop(ctx, idem, run, next, result, "Stopped: loop detected: "+reason, m)
+		}
+	}
+	if d.reply.Type == ReplyToolCall {
+		if f, risky := checkGate(*entry.Tool, page); risky {
+			if run.Mode == ModeCareful {
+				entry.Action, entry.Question, entry.Warning = ToolAskUser, f.Question, f.Reason
+				next.Status, next.PendingQuestion, next.PendingTool = StatusWaitingUser, f.Question, entry.Tool
+			} else {
+				entry.Warning = f.Reason + " (allowed in autonomous mode)"
+			}
+		}
+	}
+	if d.reply.Type != ReplyFinal && dueReflection(entry.StepNumber, run.Reflections) {
+		r := analyzeProgress(append(history, entry), append(results, nil), s.now())
+		next.Reflections = append(append([]Reflection(nil), run.Reflections...), r)
+		if n := len(run.Reflections); r.Efficiency == EfficiencyLow && n > 0 && run.Reflections[n-1].Efficiency == EfficiencyLow {
+			reason := fmt.Sprintf("Stopped: low efficiency in two self-reflections in a row (steps %d and %d): %s",
+				run.Reflections[n-1].StepNumber, r.StepNumber, strings.Join(r.Issues, "; "))
+			return s.stop(ctx, idem, run, next, result, reason, m)
+		}
+	}
+	next.CurrentStep = entry.StepNumber
+	resp := StepResponse{State: stateOf(next), Metrics: m}
+	switch entry.Action {
+	case ToolFinish:
+		resp.Action, resp.Result = ActionFinish, entry.Answer
+	case ToolAskUser:
+		resp.Action, resp.Question = ActionAskUser, entry.Question
+	default:
+		resp.Action, resp.Tool = ActionExecuteTool, toolView(entry.Tool)
+	}
+	return s.save(ctx, idem, run, next, &entry, resp)
+}
+
+// stop ends the run with status error and reason, keeping the last result for the history.
+func (s *Service) stop(ctx context.Context, idem idemRequest, prev, next Run, result *Result, reason string, m StepMetrics) (StepResponse, error) {
+	next.Status, next.Error, next.LastResult = StatusError, reason, result
+	next.PendingQuestion, next.PendingTool = "", nil
+	return s.save(ctx, idem, prev, next, nil, StepResponse{Action: ActionError, Error: reason, State: stateOf(next), Metrics: m})
+}
+
+// AnswerRequest is one POST /agent/run/{runId}/answer.
+type AnswerRequest struct {
+	TenantID       string
+	RunID          string
+	Approved       bool
+	Answer         string
+	IdempotencyKey string
+	RequestHash    string
+}
+
+// Answer takes the user's reply to the pending question. Declining cancels the run. Approving
+// continues with the next action: the call the security gate held, or observe after the model's
+// own question, so the next step sees the page again; a text answer reaches the next prompt.
+func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, error) {
+	text := strings.TrimSpace(req.Answer)
+	if n := utf8.RuneCountInString(text); n > maxAnswerText {
+		return StepResponse{}, invalid("answer", "must be at most %d characters", maxAnswerText)
+	}
+	idem := idemRequest{ScopeAnswer, req.TenantID, req.RunID, req.IdempotencyKey, req.RequestHash}
+	if resp, found, err := s.replay(ctx, idem); found || err != nil {
+		return resp, err
+	}
+	run, err := s.Store.Get(ctx, req.TenantID, req.RunID)
+	if err != nil {
+		return StepResponse{}, err
+	}
+	switch {
+	case run.Status.Finished():
+		return StepResponse{}, ErrFinished
+	case run.Status != StatusWaitingUser:
+		return StepResponse{}, ErrNotWaiting
+	}
+	reply := &Result{Success: req.Approved, Message: "The user approved."}
+	if !req.Approved {
+		reply.Message = "The user declined."
+	}
+	if text != "" {
+		reply.Message += " Their answer: " + text
+	}
+	next := run
+	next.PendingQuestion, next.PendingTool = "", nil
+	if !req.Approved {
+		next.Status, next.Error, next.LastResult = StatusCancelled, "Cancelled: the user declined.", reply
+		return s.save(ctx, idem, run, next, nil, StepResponse{Action: ActionError, Error: next.Error, State: stateOf(next)})
+	}
+	if run.CurrentStep >= run.MaxSteps {
+		return s.stop(ctx, idem, run, next, reply, "Maximum steps reached", StepMetrics{})
+	}
+	tool := Tool{Name: ToolObserve}
+	if run.PendingTool != nil {
+		tool = *run.PendingTool
+	}
+	entry := Entry{
+		StepNumber: run.CurrentStep + 1, Action: tool.Name, Tool: &tool, PreviousResult: reply,
+		UserAnswer: &UserAnswer{Approved: true, Text: text},
+	}
+	if run.CurrentSnapshot != nil {
+		entry.URL = run.CurrentSnapshot.URL
+	}
+	next.Status, next.CurrentStep = StatusRunning, entry.StepNumber
+	return s.save(ctx, idem, run, next, &entry, StepResponse{Action: ActionExecuteTool, Tool: toolView(&tool), State: stateOf(next)})
+}
+
+// Cancel cancels an unfinished run; a finished one is left as it is. Either way the run is no
+// longer going, so a repeated cancel succeeds too.
+func (s *Service) Cancel(ctx context.Context, tenantID, runID string) error {
+	for range 3 {
+		run, err := s.Store.Get(ctx, tenantID, runID)
+		if err != nil {
+			return err
+		}
+		if run.Status.Finished() {
+			return nil
+		}
+		next := run
+		next.Status, next.Error = StatusCancelled, "Cancelled by the user."
+		next.PendingQuestion, next.PendingTool = "", nil
+		err = s.write(ctx, func(ctx context.Context) error { return s.Store.Save(ctx, run, next, nil, nil) })
+		if !errors.Is(err, ErrConflict) {
+			return err
+		}
+	}
+	return ErrConflict
+}
+
+// Get returns the run's full state.
+func (s *Service) Get(ctx context.Context, tenantID, runID string) (GetResponse, error) {
+	run, err := s.Store.Get(ctx, tenantID, runID)
+	if err != nil {
+		return GetResponse{}, err
+	}
+	entries, err := s.Store.Entries(ctx, tenantID, runID, 0)
+	if err != nil {
+		return GetResponse{}, err
+	}
+	return GetResponse{Success: true, State: runView(run, entries)}, nil
+}
+
+// idemRequest identifies a request for idempotent replay; no key means none.
+type idemRequest struct {
+	scope, tenantID, runID, key, hash string
+}
+
+// replay answers a request whose Idempotency-Key was seen: the stored response for the same
+// body, ErrIdempotencyMismatch for another.
+func (s *Service) replay(ctx context.Context, r idemRequest) (StepResponse, bool, error) {
+	if r.key == "" {
+		return StepResponse{}, false, nil
+	}
+	rec, err := s.Store.GetIdempotency(ctx, r.tenantID, r.runID, r.scope, r.key)
+	if errors.Is(err, ErrNotFound) {
+		return StepResponse{}, false, nil
+	}
+	if err != nil {
+		return StepResponse{}, false, err
+	}
+	if rec.RequestHash != r.hash {
+		return StepResponse{}, true, ErrIdempotencyMismatch
+	}
+	var resp StepResponse
+	if err := json.Unmarshal(rec.Body, &resp); err != nil {
+		return StepResponse{}, true, fmt.Errorf("decode stored response: %w", err)
+	}
+	resp.Metrics.Replayed = true
+	return resp, true, nil
+}
+
+// save stores the transition with the response under the request's key, if any. A concurrent
+// request with the same key that committed first is answered with its response.
+func (s *Service) save(ctx context.Context, idem idemRequest, prev, next Run, entry *Entry, resp StepResponse) (StepResponse, error) {
+	var rec *IdempotencyRecord
+	if idem.key != "" {
+		body, err := json.Marshal(resp)
+		if err != nil {
+			return StepResponse{}, fmt.Errorf("encode response: %w", err)
+		}
+		rec = &IdempotencyRecord{Scope: idem.scope, Key: idem.key, RequestHash: idem.hash, Body: body}
+	}
+	err := s.write(ctx, func(ctx context.Context) error { return s.Store.Save(ctx, prev, next, entry, rec) })
+	if errors.Is(err, ErrIdempotencyRace) {
+		if replayed, found, rerr := s.replay(ctx, idem); found || rerr != nil {
+			return replayed, rerr
+		}
+		return StepResponse{}, ErrConflict
+	}
+	if err != nil {
+		return StepResponse{}, err
+	}
+	return resp, nil
+}
+
+// write runs a store write that must land even when the client has gone, within its own deadline.
+func (s *Service) write(ctx context.Context, f func(context.Context) error) error {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), orDefault(s.WriteReserve, DefaultWriteReserve))
+	defer cancel()
+	return f(wctx)
+}
+
+// adjusting returns the latest reflection when it asked for an adjustment, for the prompt.
+func adjusting(rs []Reflection) *Reflection {
+	if n := len(rs); n > 0 && rs[n-1].ShouldAdjust {
+		return &rs[n-1]
+	}
+	return nil
+}
+
+// llmReason is a failed call's cause as the client may see it: the status or a timeout, never
+// the provider's text.
+func llmReason(err error) string {
+	var e *llm.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "no reply in time."
+	case errors.As(err, &e) && e.StatusCode != 0:
+		return fmt.Sprintf("the provider answered with status %d.", e.StatusCode)
+	case errors.Is(err, llm.ErrNotConfigured):
+		return "no model is configured."
+	}
+	return "it could not be reached."
+}

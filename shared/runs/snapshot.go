@@ -1,0 +1,257 @@
+package runs
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"unicode/utf8"
+)
+
+// Snapshot is the page as the client sees it (PageSnapshot of PROXY_SERVER_API.md).
+type Snapshot struct {
+	URL         string    `json:"url" dynamodbav:"url"`
+	Title       string    `json:"title" dynamodbav:"title"`
+	VisibleText string    `json:"visibleText" dynamodbav:"visibleText"`
+	Elements    []Element `json:"elements" dynamodbav:"elements"`
+	// Timestamp is when the client took the snapshot, in epoch milliseconds.
+	Timestamp int64 `json:"timestamp" dynamodbav:"timestamp"`
+}
+
+// Element is an interactive element of the page (ElementInfo); ID is its data-agent-id.
+type Element struct {
+	ID          string `json:"id" dynamodbav:"id"`
+	Tag         string `json:"tag" dynamodbav:"tag"`
+	Role        string `json:"role,omitempty" dynamodbav:"role,omitempty"`
+	Text        string `json:"text,omitempty" dynamodbav:"text,omitempty"`
+	AriaLabel   string `json:"ariaLabel,omitempty" dynamodbav:"ariaLabel,omitempty"`
+	Placeholder string `json:"placeholder,omitempty" dynamodbav:"placeholder,omitempty"`
+	Type        string `json:"type,omitempty" dynamodbav:"type,omitempty"`
+	Value       string `json:"value,omitempty" dynamodbav:"value,omitempty"`
+	Href        string `json:"href,omitempty" dynamodbav:"href,omitempty"`
+	Disabled    bool   `json:"disabled,omitempty" dynamodbav:"disabled,omitempty"`
+	Name        string `json:"name,omitempty" dynamodbav:"name,omitempty"`
+	BBox        *BBox  `json:"bbox,omitempty" dynamodbav:"bbox,omitempty"`
+}
+
+// BBox is an element's bounding box in CSS pixels.
+type BBox struct {
+	X      float64 `json:"x" dynamodbav:"x"`
+	Y      float64 `json:"y" dynamodbav:"y"`
+	Width  float64 `json:"width" dynamodbav:"width"`
+	Height float64 `json:"height" dynamodbav:"height"`
+}
+
+// Element returns the element with the id.
+func (s *Snapshot) Element(id string) (Element, bool) {
+	if s == nil {
+		return Element{}, false
+	}
+	for _, e := range s.Elements {
+		if e.ID == id {
+			return e, true
+		}
+	}
+	return Element{}, false
+}
+
+// Limits of a snapshot, in characters (Unicode code points: a client cutting at JavaScript's
+// UTF-16 length always fits). The documented ones come from the content script; the others keep
+// a snapshot, which the run's header stores, well inside DynamoDB's 400 KB item.
+const (
+	// MaxVisibleText is the content script's ~6,000 characters, with room for a truncation mark.
+	MaxVisibleText = 6_100
+	MaxElements    = 100
+	MaxElementText = 200
+	MaxValue       = 100
+	MaxURL         = 2048
+	MaxTitle       = 1000
+	MaxID          = 100
+	MaxTag         = 50
+	MaxShortAttr   = 100 // role, type
+	MaxLongAttr    = 500 // ariaLabel, placeholder, name
+	// MaxSnapshotBytes bounds the whole snapshot as stored (its JSON encoding).
+	MaxSnapshotBytes = 200_000
+	maxCoordinate    = 1e9
+	maxTimestamp     = 1e15
+)
+
+// ValidationError names the invalid field of a request and why; it maps to a 400.
+type ValidationError struct {
+	Field  string
+	Reason string
+}
+
+func (e *ValidationError) Error() string { return e.Field + " " + e.Reason }
+
+// FieldName is the offending field, e.g. snapshot.elements[3].text.
+func (e *ValidationError) FieldName() string { return e.Field }
+
+// FieldReason says what is wrong with it.
+func (e *ValidationError) FieldReason() string { return e.Reason }
+
+func invalid(field, format string, args ...any) error {
+	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// wireSnapshot decodes the top level; elements are decoded one by one so an error names the index.
+type wireSnapshot struct {
+	URL         *string           `json:"url"`
+	Title       string            `json:"title"`
+	VisibleText string            `json:"visibleText"`
+	Elements    []json.RawMessage `json:"elements"`
+	Timestamp   float64           `json:"timestamp"`
+}
+
+type wireElement struct {
+	ID          *string `json:"id"`
+	Tag         *string `json:"tag"`
+	Role        string  `json:"role"`
+	Text        string  `json:"text"`
+	AriaLabel   string  `json:"ariaLabel"`
+	Placeholder string  `json:"placeholder"`
+	Type        string  `json:"type"`
+	Value       string  `json:"value"`
+	Href        string  `json:"href"`
+	Disabled    bool    `json:"disabled"`
+	Name        string  `json:"name"`
+	BBox        *BBox   `json:"bbox"`
+}
+
+// DecodeSnapshot reads the snapshot field of a step request: nil for an absent or null snapshot,
+// otherwise a snapshot within the limits, or a *ValidationError naming the first problem.
+// Unknown fields are ignored (the content script may send more than the server reads).
+func DecodeSnapshot(raw json.RawMessage) (*Snapshot, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var w wireSnapshot
+	if err := decodeStrict(raw, &w, "snapshot"); err != nil {
+		return nil, err
+	}
+	s := &Snapshot{Title: w.Title, VisibleText: w.VisibleText, Elements: make([]Element, 0, len(w.Elements))}
+	switch {
+	case w.URL == nil || *w.URL == "":
+		return nil, invalid("snapshot.url", "is required")
+	case w.Timestamp < 0 || w.Timestamp > maxTimestamp:
+		return nil, invalid("snapshot.timestamp", "must be epoch milliseconds")
+	case len(w.Elements) > MaxElements:
+		return nil, invalid("snapshot.elements", "must have at most %d elements, got %d", MaxElements, len(w.Elements))
+	}
+	s.URL, s.Timestamp = *w.URL, int64(w.Timestamp)
+	for _, f := range []struct {
+		name, value string
+		limit       int
+	}{
+		{"snapshot.url", s.URL, MaxURL},
+		{"snapshot.title", s.Title, MaxTitle},
+		{"snapshot.visibleText", s.VisibleText, MaxVisibleText},
+	} {
+		if err := checkLength(f.name, f.value, f.limit); err != nil {
+			return nil, err
+		}
+	}
+	seen := make(map[string]int, len(w.Elements))
+	for i, rawEl := range w.Elements {
+		field := fmt.Sprintf("snapshot.elements[%d]", i)
+		el, err := decodeElement(rawEl, field)
+		if err != nil {
+			return nil, err
+		}
+		if j, dup := seen[el.ID]; dup {
+			return nil, invalid(field+".id", "repeats the id of elements[%d]", j)
+		}
+		seen[el.ID] = i
+		s.Elements = append(s.Elements, el)
+	}
+	if b, _ := json.Marshal(s); len(b) > MaxSnapshotBytes {
+		return nil, invalid("snapshot", "must be at most %d bytes of JSON, got %d", MaxSnapshotBytes, len(b))
+	}
+	return s, nil
+}
+
+func decodeElement(raw json.RawMessage, field string) (Element, error) {
+	var w wireElement
+	if err := decodeStrict(raw, &w, field); err != nil {
+		return Element{}, err
+	}
+	if w.ID == nil || *w.ID == "" {
+		return Element{}, invalid(field+".id", "is required")
+	}
+	if w.Tag == nil || *w.Tag == "" {
+		return Element{}, invalid(field+".tag", "is required")
+	}
+	el := Element{
+		ID: *w.ID, Tag: *w.Tag, Role: w.Role, Text: w.Text, AriaLabel: w.AriaLabel, Placeholder: w.Placeholder,
+		Type: w.Type, Value: w.Value, Href: w.Href, Disabled: w.Disabled, Name: w.Name, BBox: w.BBox,
+	}
+	for _, f := range []struct {
+		name, value string
+		limit       int
+	}{
+		{"id", el.ID, MaxID}, {"tag", el.Tag, MaxTag}, {"role", el.Role, MaxShortAttr},
+		{"text", el.Text, MaxElementText}, {"ariaLabel", el.AriaLabel, MaxLongAttr},
+		{"placeholder", el.Placeholder, MaxLongAttr}, {"type", el.Type, MaxShortAttr},
+		{"value", el.Value, MaxValue}, {"href", el.Href, MaxURL}, {"name", el.Name, MaxLongAttr},
+	} {
+		if err := checkLength(field+"."+f.name, f.value, f.limit); err != nil {
+			return Element{}, err
+		}
+	}
+	if b := el.BBox; b != nil {
+		for _, c := range []struct {
+			name string
+			v    float64
+		}{{"x", b.X}, {"y", b.Y}, {"width", b.Width}, {"height", b.Height}} {
+			if math.Abs(c.v) > maxCoordinate {
+				return Element{}, invalid(field+".bbox."+c.name, "must be a coordinate in pixels")
+			}
+		}
+	}
+	return el, nil
+}
+
+func checkLength(field, value string, limit int) error {
+	if n := utf8.RuneCountInString(value); n > limit {
+		return invalid(field, "must be at most %d characters, got %d", limit, n)
+	}
+	return nil
+}
+
+// decodeStrict decodes one JSON object into dst; a wrong type names the field under prefix.
+func decodeStrict(raw []byte, dst any, prefix string) error {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' {
+		return invalid(prefix, "must be an object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(dst); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			return invalid(prefix+"."+typeErr.Field, "must be %s", jsonType(typeErr.Type.Kind().String()))
+		}
+		return invalid(prefix, "is not valid JSON")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return invalid(prefix, "is not valid JSON")
+	}
+	return nil
+}
+
+func jsonType(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "struct", "map", "ptr":
+		return "an object"
+	case "slice", "array":
+		return "an array"
+	case "float64", "float32", "int", "int64":
+		return "a number"
+	}
+	return "of another type"
+}
