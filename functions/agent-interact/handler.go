@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -29,7 +27,6 @@ const (
 	maxErrorMessage = 2_000
 	maxErrorCode    = 100
 	maxErrorAction  = 1_000
-	maxIdemKey      = 255
 )
 
 type interactor interface {
@@ -70,12 +67,8 @@ func newHandler(engine interactor, prefs debugmode.PreferencesReader, rec metric
 			return err
 		}
 		req.Identity = id
-		if key := r.Header.Get("Idempotency-Key"); key != "" {
-			if len(key) > maxIdemKey || !printableASCII(key) {
-				return httpapi.Validation("Idempotency-Key", "must be at most 255 printable ASCII characters")
-			}
-			sum := sha256.Sum256(raw)
-			req.IdempotencyKey, req.RequestHash = key, hex.EncodeToString(sum[:])
+		if req.IdempotencyKey, req.RequestHash, err = httpapi.IdempotencyKey(r, raw); err != nil {
+			return err
 		}
 		if req.Debug, err = debugmode.Enabled(r, prefs, id); err != nil {
 			return err
@@ -172,15 +165,6 @@ func validateReport(status string, e *tasks.ActionError) (*tasks.Report, error) 
 		}
 	}
 	return &tasks.Report{Status: status, Error: e}, nil
-}
-
-func printableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
 }
 
 // httpError maps the engine's errors to the contract (§4.11, §4.16).

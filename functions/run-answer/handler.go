@@ -42,7 +42,7 @@ func newHandler(svc answerer) http.Handler {
 			return httpapi.Validation("approved", "is required")
 		}
 		req := runs.AnswerRequest{TenantID: id.TenantID, RunID: runID, Approved: *body.Approved, Answer: body.Answer}
-		if req.IdempotencyKey, req.RequestHash, err = runapi.Idempotency(r, raw); err != nil {
+		if req.IdempotencyKey, req.RequestHash, err = httpapi.IdempotencyKey(r, raw); err != nil {
 			return err
 		}
 		resp, err := svc.Answer(r.Context(), req)

@@ -10,13 +10,16 @@ import (
 	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
-	"github.com/screenagent/backend/shared/runs/runsdb"
 )
 
 func main() {
 	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable})
 	app.Main("GET /agent/run/{runId}", required, func(_ context.Context, a *app.App) (http.Handler, error) {
-		svc := &runs.Service{Store: runsdb.New(a.DynamoDB, a.Config.TasksTable), Logger: a.Logger}
+		store, err := runapi.NewStore(a)
+		if err != nil {
+			return nil, err
+		}
+		svc := &runs.Service{Store: store, Logger: a.Logger}
 		return runapi.Protect(a, newHandler(svc))
 	})
 }

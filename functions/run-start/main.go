@@ -11,17 +11,20 @@ import (
 	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
-	"github.com/screenagent/backend/shared/runs/runsdb"
 )
 
 func main() {
 	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable})
 	app.Main("POST /agent/run/start", required, func(_ context.Context, a *app.App) (http.Handler, error) {
+		store, err := runapi.NewStore(a)
+		if err != nil {
+			return nil, err
+		}
 		maxSteps, err := runs.MaxStepsFromEnv(os.Getenv)
 		if err != nil {
 			return nil, err
 		}
-		svc := &runs.Service{Store: runsdb.New(a.DynamoDB, a.Config.TasksTable), MaxSteps: maxSteps, Logger: a.Logger}
+		svc := &runs.Service{Store: store, MaxSteps: maxSteps, Logger: a.Logger}
 		return runapi.Protect(a, newHandler(svc))
 	})
 }

@@ -59,7 +59,7 @@ func newHandler(svc stepper, rec metricsEmitter) http.Handler {
 			return err
 		}
 		req.TenantID, req.RunID = id.TenantID, runID
-		if req.IdempotencyKey, req.RequestHash, err = runapi.Idempotency(r, raw); err != nil {
+		if req.IdempotencyKey, req.RequestHash, err = httpapi.IdempotencyKey(r, raw); err != nil {
 			return err
 		}
 		resp, err := svc.Step(r.Context(), req)

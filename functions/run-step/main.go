@@ -12,18 +12,21 @@ import (
 	"github.com/screenagent/backend/shared/metrics"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
-	"github.com/screenagent/backend/shared/runs/runsdb"
 )
 
 func main() {
 	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable})
 	app.Main("POST /agent/run/{runId}/step", required, func(ctx context.Context, a *app.App) (http.Handler, error) {
+		store, err := runapi.NewStore(a)
+		if err != nil {
+			return nil, err
+		}
 		client, info, err := a.LLM(ctx)
 		if err != nil {
 			return nil, err
 		}
 		svc := &runs.Service{
-			Store:  runsdb.New(a.DynamoDB, a.Config.TasksTable),
+			Store:  store,
 			LLM:    client,
 			Model:  info.Model,
 			Logger: a.Logger,

@@ -41,10 +41,25 @@ func (a *App) Auth() (*auth.Service, error) {
 	}, nil
 }
 
-// Protect admits only authenticated requests within the tenant's rate limit for the class, in
-// that order: a request without a valid token never spends the tenant's quota. An empty class
-// means the route is not rate limited.
+// Edge is how a family of routes answers a refused request: the main API and the run API have
+// different error bodies.
+type Edge struct {
+	AuthError func(w http.ResponseWriter, r *http.Request, err error)
+	Refuse    ratelimit.Refuse
+}
+
+// MainAPI answers in the {success:false, code, message} envelope.
+var MainAPI = Edge{AuthError: auth.WriteError, Refuse: ratelimit.RefuseEnvelope}
+
+// Protect is ProtectWith for the main API.
 func (a *App) Protect(class string, h http.Handler) (http.Handler, error) {
+	return a.ProtectWith(MainAPI, class, h)
+}
+
+// ProtectWith admits only authenticated requests within the tenant's rate limit for the class,
+// in that order: a request without a valid token never spends the tenant's quota. An empty class
+// means the route is not rate limited.
+func (a *App) ProtectWith(e Edge, class string, h http.Handler) (http.Handler, error) {
 	svc, err := a.Auth()
 	if err != nil {
 		return nil, err
@@ -54,9 +69,9 @@ func (a *App) Protect(class string, h http.Handler) (http.Handler, error) {
 		if err != nil {
 			return nil, err
 		}
-		h = ratelimit.Middleware(ratelimit.New(a.DynamoDB, a.Config.RateLimitsTable), limits, class, tenantSubject, ratelimit.RefuseEnvelope)(h)
+		h = ratelimit.Middleware(ratelimit.New(a.DynamoDB, a.Config.RateLimitsTable), limits, class, tenantSubject, e.Refuse)(h)
 	}
-	return svc.Middleware(auth.WriteError)(h), nil
+	return svc.Middleware(e.AuthError)(h), nil
 }
 
 func tenantSubject(r *http.Request) (string, accounts.Tier) {

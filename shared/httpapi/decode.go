@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -102,4 +104,31 @@ func jsonTypeName(kind string) string {
 		return "a number"
 	}
 	return "of another type"
+}
+
+// maxIdempotencyKey bounds the Idempotency-Key header.
+const maxIdempotencyKey = 255
+
+// IdempotencyKey reads the optional Idempotency-Key header and hashes the raw body, so that a
+// retried request with the same key and body can get the stored response and a different body
+// under the same key can be refused.
+func IdempotencyKey(r *http.Request, body []byte) (key, hash string, err error) {
+	key = r.Header.Get("Idempotency-Key")
+	if key == "" {
+		return "", "", nil
+	}
+	if len(key) > maxIdempotencyKey || !printableASCII(key) {
+		return "", "", Validation("Idempotency-Key", "must be at most 255 printable ASCII characters")
+	}
+	sum := sha256.Sum256(body)
+	return key, hex.EncodeToString(sum[:]), nil
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }

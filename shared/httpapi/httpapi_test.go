@@ -223,3 +223,20 @@ func TestDynamoDBFailureIsDatabaseError(t *testing.T) {
 		t.Errorf("AsError() = %s %d %q, want DATABASE_ERROR 500 with a generic message", e.Code, e.Status(), e.Message)
 	}
 }
+
+func TestIdempotencyKey(t *testing.T) {
+	r := httptest.NewRequest("POST", "/", nil)
+	if key, hash, err := IdempotencyKey(r, []byte("{}")); key != "" || hash != "" || err != nil {
+		t.Errorf("no header = %q %q %v, want nothing", key, hash, err)
+	}
+	r.Header.Set("Idempotency-Key", "step-7")
+	key, hash, err := IdempotencyKey(r, []byte("{}"))
+	_, other, _ := IdempotencyKey(r, []byte(`{"snapshot":null}`))
+	if key != "step-7" || len(hash) != 64 || hash == other || err != nil {
+		t.Errorf("header = %q %q %v, want the key and a body hash that differs per body", key, hash, err)
+	}
+	r.Header.Set("Idempotency-Key", "bad\x01key")
+	if _, _, err := IdempotencyKey(r, nil); err == nil {
+		t.Error("a key with control characters was accepted")
+	}
+}

@@ -5,8 +5,6 @@
 package runapi
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -20,7 +18,9 @@ import (
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/ratelimit"
+	"github.com/screenagent/backend/shared/retention"
 	"github.com/screenagent/backend/shared/runs"
+	"github.com/screenagent/backend/shared/runs/runsdb"
 )
 
 type errorBody struct {
@@ -74,25 +74,24 @@ func httpError(err error) error {
 	return auth.HTTPError(err)
 }
 
-// Protect admits only authenticated requests within the tenant's run API rate limit, in that
-// order (a request without a valid token never spends the tenant's quota); both refusals answer
-// in the run API's error body.
+// edge answers the run API's refusals in its own error body.
+var edge = app.Edge{AuthError: WriteError, Refuse: ratelimit.RefuseRunAPI}
+
+// Protect admits only authenticated requests within the tenant's run API rate limit (see
+// app.ProtectWith), both refusals answering in the run API's error body.
 func Protect(a *app.App, h http.Handler) (http.Handler, error) {
-	svc, err := a.Auth()
-	if err != nil {
-		return nil, err
-	}
-	limits, err := ratelimit.LoadConfig()
-	if err != nil {
-		return nil, err
-	}
-	h = ratelimit.Middleware(ratelimit.New(a.DynamoDB, a.Config.RateLimitsTable), limits, ratelimit.ClassRuns, tenantSubject, ratelimit.RefuseRunAPI)(h)
-	return svc.Middleware(WriteError)(h), nil
+	return a.ProtectWith(edge, ratelimit.ClassRuns, h)
 }
 
-func tenantSubject(r *http.Request) (string, accounts.Tier) {
-	id, _ := auth.IdentityFrom(r.Context())
-	return ratelimit.TenantSubject(id.TenantID), id.Tier
+// NewStore is the runs store with the deployment's retention for finished runs.
+func NewStore(a *app.App) (*runsdb.Store, error) {
+	cfg, err := retention.FromEnv()
+	if err != nil {
+		return nil, err
+	}
+	s := runsdb.New(a.DynamoDB, a.Config.TasksTable)
+	s.Retention.Finished = cfg.Tasks.Finished
+	return s, nil
 }
 
 // pathPrefix is where the run id starts in every run route but start.
@@ -110,32 +109,6 @@ func RunID(r *http.Request) (string, error) {
 		return "", runs.ErrNotFound
 	}
 	return id, nil
-}
-
-// maxIdempotencyKey bounds the Idempotency-Key header.
-const maxIdempotencyKey = 255
-
-// Idempotency reads the optional Idempotency-Key header and hashes the raw body, so a retried
-// request with the same key and body gets the stored response.
-func Idempotency(r *http.Request, body []byte) (key, hash string, err error) {
-	key = r.Header.Get("Idempotency-Key")
-	if key == "" {
-		return "", "", nil
-	}
-	if len(key) > maxIdempotencyKey || !printableASCII(key) {
-		return "", "", httpapi.Validation("Idempotency-Key", "must be at most 255 printable ASCII characters")
-	}
-	sum := sha256.Sum256(body)
-	return key, hex.EncodeToString(sum[:]), nil
-}
-
-func printableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
 }
 
 // Identity returns the verified identity the middleware put in the context.

@@ -63,20 +63,3 @@ func TestRunID(t *testing.T) {
 		}
 	}
 }
-
-func TestIdempotency(t *testing.T) {
-	r := httptest.NewRequest("POST", "/", nil)
-	if key, hash, err := Idempotency(r, []byte("{}")); key != "" || hash != "" || err != nil {
-		t.Errorf("no header = %q %q %v, want nothing", key, hash, err)
-	}
-	r.Header.Set("Idempotency-Key", "step-7")
-	key, hash, err := Idempotency(r, []byte("{}"))
-	_, other, _ := Idempotency(r, []byte(`{"snapshot":null}`))
-	if key != "step-7" || len(hash) != 64 || hash == other || err != nil {
-		t.Errorf("header = %q %q %v, want the key and a body hash that differs per body", key, hash, err)
-	}
-	r.Header.Set("Idempotency-Key", "bad\x01key")
-	if _, _, err := Idempotency(r, nil); err == nil {
-		t.Error("a key with control characters was accepted")
-	}
-}
