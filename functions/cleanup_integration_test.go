@@ -13,7 +13,7 @@ import (
 	"github.com/screenagent/backend/infra/emulator"
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/chat/chatdb"
-	"github.com/screenagent/backend/shared/ddbtx"
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/retention"
 	"github.com/screenagent/backend/shared/sam"
@@ -55,7 +55,7 @@ func TestCleanupInvocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ddbtx.Write(t.Context(), db.Client, append(items, ddbtx.Items(nil, batch.Items...)...)); err != nil {
+	if err := dynamo.Write(t.Context(), db.Client, append(items, dynamo.Items(nil, batch.Items...)...)); err != nil {
 		t.Fatal(err)
 	}
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/screenagent/backend/shared/ddbtx"
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/logging"
 	"github.com/screenagent/backend/shared/retention"
@@ -29,7 +29,7 @@ func TestHandlerReportsStatistics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ddbtx.Write(t.Context(), db.Client, items); err != nil {
+	if err := dynamo.Write(t.Context(), db.Client, items); err != nil {
 		t.Fatal(err)
 	}
 

@@ -14,7 +14,7 @@ import (
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/chat/chatdb"
-	"github.com/screenagent/backend/shared/ddbtx"
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/knowledge"
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/tasks"
@@ -37,11 +37,11 @@ var (
 type TaskStore interface {
 	GetTask(ctx context.Context, tenantID, taskID string) (tasks.Task, error)
 	Steps(ctx context.Context, tenantID, taskID string) ([]tasks.Step, error)
-	StepItems(task tasks.Task, isNew bool, step tasks.Step, status tasks.Status) ([]ddbtx.Item, error)
+	StepItems(task tasks.Task, isNew bool, step tasks.Step, status tasks.Status) ([]dynamo.Item, error)
 	FailTask(ctx context.Context, task tasks.Task, reason string) error
 	GetIdempotency(ctx context.Context, tenantID, key string) (tasks.IdempotencyRecord, error)
-	IdempotencyItem(tenantID string, rec tasks.IdempotencyRecord) (ddbtx.Item, error)
-	DebugItem(tenantID string, e tasks.DebugEntry) (ddbtx.Item, error)
+	IdempotencyItem(tenantID string, rec tasks.IdempotencyRecord) (dynamo.Item, error)
+	DebugItem(tenantID string, e tasks.DebugEntry) (dynamo.Item, error)
 	PutDebug(ctx context.Context, tenantID string, e tasks.DebugEntry) error
 }
 
@@ -64,7 +64,7 @@ type Retriever interface {
 type Engine struct {
 	Tasks     TaskStore
 	Chat      ChatStore
-	DB        ddbtx.Writer
+	DB        dynamo.Writer
 	Knowledge Retriever
 	LLM       llm.Client
 	// Model names the configured model for records (the reply's own model wins when given).
@@ -349,7 +349,7 @@ func (e *Engine) store(ctx context.Context, req Request, st state, step tasks.St
 	if err != nil {
 		return err
 	}
-	items = append(items, ddbtx.Items(ErrConflict, batch.Items...)...)
+	items = append(items, dynamo.Items(ErrConflict, batch.Items...)...)
 
 	dbg, err := e.Tasks.DebugItem(tenant, tasks.DebugEntry{ID: uuid.NewString(), TaskID: st.task.ID, LogType: "step", Data: debug, CreatedAt: now})
 	if err != nil {
@@ -371,7 +371,7 @@ func (e *Engine) store(ctx context.Context, req Request, st state, step tasks.St
 	// The writes must land even when the client has gone: they are bounded by their own deadline.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.writeReserve())
 	defer cancel()
-	err = ddbtx.Write(wctx, e.DB, items)
+	err = dynamo.Write(wctx, e.DB, items)
 	switch {
 	case errors.Is(err, tasks.ErrConflict), errors.Is(err, ErrConflict):
 		return ErrConflict

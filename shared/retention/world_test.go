@@ -19,7 +19,7 @@ import (
 
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/chat/chatdb"
-	"github.com/screenagent/backend/shared/ddbtx"
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
@@ -144,7 +144,7 @@ func (w *world) step(t *testing.T, tk task, status tasks.Status, dom string) tas
 	if err != nil {
 		t.Fatal(err)
 	}
-	items = append(items, ddbtx.Items(nil, batch.Items...)...)
+	items = append(items, dynamo.Items(nil, batch.Items...)...)
 	dbg, err := w.tasks.DebugItem(tenant, tasks.DebugEntry{ID: uuid.NewString(), TaskID: tsk.ID, LogType: "step", CreatedAt: now})
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +154,7 @@ func (w *world) step(t *testing.T, tk task, status tasks.Status, dom string) tas
 		t.Fatal(err)
 	}
 	items = append(items, dbg, idem)
-	if err := ddbtx.Write(ctx, w.db.Client, items); err != nil {
+	if err := dynamo.Write(ctx, w.db.Client, items); err != nil {
 		t.Fatalf("store step: %v", err)
 	}
 	if err := w.chat.AfterCommit(ctx, batch); err != nil {

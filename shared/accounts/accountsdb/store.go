@@ -28,6 +28,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/dynamo"
 )
 
 // Store reads and writes the accounts table.
@@ -110,38 +111,26 @@ func (s *Store) getItem(ctx context.Context, k map[string]types.AttributeValue, 
 
 // queryIndex returns every item of GSI1 partition pk, in sort-key order, following pages.
 func (s *Store) queryIndex(ctx context.Context, pk string, projection *string) ([]map[string]types.AttributeValue, error) {
-	p := dynamodb.NewQueryPaginator(s.client, &dynamodb.QueryInput{
+	return dynamo.QueryAll(ctx, s.client, &dynamodb.QueryInput{
 		TableName:                 &s.table,
 		IndexName:                 aws.String(gsi1),
 		KeyConditionExpression:    aws.String("GSI1PK = :pk"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: pk}},
 		ProjectionExpression:      projection,
 	})
-	var items []map[string]types.AttributeValue
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, page.Items...)
-	}
-	return items, nil
 }
 
-// canceledBy maps a transaction canceled by a failed condition to the error of the first action
-// whose condition failed; reasons[i] is that error for action i. Any other error is returned
-// as it is.
-func canceledBy(err error, reasons ...error) error {
-	var tce *types.TransactionCanceledException
-	if !errors.As(err, &tce) {
-		return err
-	}
-	for i, r := range tce.CancellationReasons {
-		if i < len(reasons) && reasons[i] != nil && aws.ToString(r.Code) == "ConditionalCheckFailed" {
-			return reasons[i]
+// transact runs writes as one transaction; reasons[i] is what a failed condition of write i
+// means (nil: it cannot fail).
+func (s *Store) transact(ctx context.Context, writes []types.TransactWriteItem, reasons ...error) error {
+	items := make([]dynamo.Item, len(writes))
+	for i, w := range writes {
+		items[i].Write = w
+		if i < len(reasons) {
+			items[i].OnConditionFailed = reasons[i]
 		}
 	}
-	return err
+	return dynamo.Write(ctx, s.client, items)
 }
 
 // putNew returns a transaction's writes of items that must not exist yet.

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
@@ -27,9 +26,8 @@ func (s *Store) CreateOrganization(ctx context.Context, name string) (accounts.T
 	if err != nil {
 		return accounts.Tenant{}, fmt.Errorf("create organization %q: %w", name, err)
 	}
-	_, err = s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: writes})
-	if err != nil {
-		return accounts.Tenant{}, fmt.Errorf("create organization %q: %w", name, canceledBy(err, nil, accounts.ErrOrgNameTaken))
+	if err := s.transact(ctx, writes, nil, accounts.ErrOrgNameTaken); err != nil {
+		return accounts.Tenant{}, fmt.Errorf("create organization %q: %w", name, err)
 	}
 	return t, nil
 }
@@ -107,10 +105,7 @@ func (s *Store) addMember(ctx context.Context, orgID, userID, role string) error
 	userExists := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName: &s.table, Key: key(userKeys(userID)), ConditionExpression: exists,
 	}}
-	_, err = s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: append([]types.TransactWriteItem{userExists}, writes...),
-	})
-	return canceledBy(err, accounts.ErrNotFound, accounts.ErrAlreadyMember)
+	return s.transact(ctx, append([]types.TransactWriteItem{userExists}, writes...), accounts.ErrNotFound, accounts.ErrAlreadyMember)
 }
 
 // ListMemberships returns a user's organization memberships, oldest first.

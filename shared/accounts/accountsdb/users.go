@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
@@ -28,9 +27,8 @@ func (s *Store) CreateUser(ctx context.Context, email, name, passwordHash string
 	if err != nil {
 		return accounts.User{}, fmt.Errorf("create user: %w", err)
 	}
-	_, err = s.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: writes})
-	if err != nil {
-		return accounts.User{}, fmt.Errorf("create user %s: %w", email, canceledBy(err, nil, accounts.ErrEmailTaken))
+	if err := s.transact(ctx, writes, nil, accounts.ErrEmailTaken); err != nil {
+		return accounts.User{}, fmt.Errorf("create user %s: %w", email, err)
 	}
 	return u, nil
 }

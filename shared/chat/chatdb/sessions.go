@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/shared/chat"
+	"github.com/screenagent/backend/shared/dynamo"
 )
 
 // GetSession returns a session of the tenant, or chat.ErrNotFound when there is none (another
@@ -314,36 +315,27 @@ func sessionOfPK(pk string) string {
 	return pk[strings.LastIndex(pk, marker)+len(marker):]
 }
 
-// Retries of a BatchGetItem's unprocessed keys (throttling), with exponential backoff.
-const (
-	batchAttempts = 6
-	firstBackoff  = 50 * time.Millisecond
-	batchGetMax   = 100
-)
-
 // batchGetSessions reads the sessions of entries, in their order, leaving out those gone or
 // expired since the index was read.
 func (s *Store) batchGetSessions(ctx context.Context, entries []entry) ([]chat.Session, error) {
 	found := map[string]chat.Session{}
-	for start := 0; start < len(entries); start += batchGetMax {
-		var keys []map[string]types.AttributeValue
-		for _, e := range entries[start:min(start+batchGetMax, len(entries))] {
-			keys = append(keys, key(e.pk, sessionSK))
+	keys := make([]map[string]types.AttributeValue, 0, len(entries))
+	for _, e := range entries {
+		keys = append(keys, key(e.pk, sessionSK))
+	}
+	items, err := dynamo.BatchGet(ctx, s.client, s.sessions, keys, types.KeysAndAttributes{ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, err
+	}
+	for _, item := range items {
+		sess, err := s.liveSession(item)
+		if errors.Is(err, chat.ErrNotFound) {
+			continue
 		}
-		items, err := s.batchGet(ctx, keys)
 		if err != nil {
 			return nil, err
 		}
-		for _, item := range items {
-			sess, err := s.liveSession(item)
-			if errors.Is(err, chat.ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			found[sess.ID] = sess
-		}
+		found[sess.ID] = sess
 	}
 	sessions := make([]chat.Session, 0, len(entries))
 	for _, e := range entries {
@@ -352,31 +344,4 @@ func (s *Store) batchGetSessions(ctx context.Context, entries []entry) ([]chat.S
 		}
 	}
 	return sessions, nil
-}
-
-// batchGet reads up to batchGetMax session items with strong consistency, resending unprocessed keys.
-func (s *Store) batchGet(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
-	var items []map[string]types.AttributeValue
-	request := map[string]types.KeysAndAttributes{s.sessions: {Keys: keys, ConsistentRead: aws.Bool(true)}}
-	backoff := firstBackoff
-	for attempt := 1; ; attempt++ {
-		out, err := s.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: request})
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, out.Responses[s.sessions]...)
-		request = out.UnprocessedKeys
-		if len(request) == 0 {
-			return items, nil
-		}
-		if attempt == batchAttempts {
-			return nil, fmt.Errorf("%d session reads still unprocessed after %d attempts", len(request[s.sessions].Keys), attempt)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(backoff):
-		}
-		backoff *= 2
-	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/knowledge"
 )
 
@@ -68,16 +69,7 @@ func checkTenant(tenantID string) error {
 
 // query returns every item of a Query, following pages.
 func query(ctx context.Context, client *dynamodb.Client, in *dynamodb.QueryInput) ([]map[string]types.AttributeValue, error) {
-	p := dynamodb.NewQueryPaginator(client, in)
-	var items []map[string]types.AttributeValue
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, page.Items...)
-	}
-	return items, nil
+	return dynamo.QueryAll(ctx, client, in)
 }
 
 // prefixQuery is a Query of the items of partition pk whose sort key starts with prefix.

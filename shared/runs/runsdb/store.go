@@ -30,7 +30,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/screenagent/backend/shared/ddbtx"
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/retention/expiry"
 	"github.com/screenagent/backend/shared/runs"
 )
@@ -260,7 +260,7 @@ func (s *Store) Save(ctx context.Context, prev, next runs.Run, entry *runs.Entry
 	now := s.now()
 	next.UpdatedAt = now
 	pk := RunPK(next.TenantID, next.ID)
-	var items []ddbtx.Item
+	var items []dynamo.Item
 	if idem != nil {
 		// First, so that a concurrent request with the same key is reported as such.
 		exp := now.Add(s.Retention.Idempotency)
@@ -272,7 +272,7 @@ func (s *Store) Save(ctx context.Context, prev, next runs.Run, entry *runs.Entry
 		if err != nil {
 			return fmt.Errorf("encode idempotency record: %w", err)
 		}
-		items = append(items, ddbtx.Item{
+		items = append(items, dynamo.Item{
 			Write: types.TransactWriteItem{Put: &types.Put{
 				TableName: aws.String(s.table), Item: av,
 				// An expired record may be replaced: TTL has just not removed it yet.
@@ -286,7 +286,7 @@ func (s *Store) Save(ctx context.Context, prev, next runs.Run, entry *runs.Entry
 	if err != nil {
 		return fmt.Errorf("encode run %s: %w", next.ID, err)
 	}
-	items = append(items, ddbtx.Item{
+	items = append(items, dynamo.Item{
 		Write: types.TransactWriteItem{Put: &types.Put{
 			TableName: aws.String(s.table), Item: header,
 			ConditionExpression:      aws.String("currentStep = :step AND #status = :status AND expiresAt > :now"),
@@ -310,14 +310,14 @@ func (s *Store) Save(ctx context.Context, prev, next runs.Run, entry *runs.Entry
 		if err != nil {
 			return fmt.Errorf("encode step %d of run %s: %w", entry.StepNumber, next.ID, err)
 		}
-		items = append(items, ddbtx.Item{
+		items = append(items, dynamo.Item{
 			Write: types.TransactWriteItem{Put: &types.Put{
 				TableName: aws.String(s.table), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 			}},
 			OnConditionFailed: runs.ErrConflict,
 		})
 	}
-	if err := ddbtx.Write(ctx, s.client, items); err != nil {
+	if err := dynamo.Write(ctx, s.client, items); err != nil {
 		return fmt.Errorf("save run %s at step %d: %w", next.ID, next.CurrentStep, err)
 	}
 	return nil

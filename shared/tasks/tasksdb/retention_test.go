@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/screenagent/backend/shared/ddbtx"
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/retention/expiry"
 	"github.com/screenagent/backend/shared/tasks"
 )
@@ -99,7 +99,7 @@ func TestRetentionIndexKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ddbtx.Write(ctx, f.db.Client, []ddbtx.Item{idem}); err != nil {
+	if err := dynamo.Write(ctx, f.db.Client, []dynamo.Item{idem}); err != nil {
 		t.Fatal(err)
 	}
 	wantIndexed(t, "idempotency record", f.raw(t, idemPK("ten-a", "k1"), "IDEM", indexAttrs...), idemPK("ten-a", "k1"), true)

@@ -30,7 +30,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/screenagent/backend/shared/ddbtx"
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/retention/expiry"
 	"github.com/screenagent/backend/shared/tasks"
 )
@@ -174,7 +174,7 @@ func (s *Store) Steps(ctx context.Context, tenantID, taskID string) ([]tasks.Ste
 }
 
 func (s *Store) queryPrefix(ctx context.Context, pk, skPrefix string) ([]map[string]types.AttributeValue, error) {
-	p := dynamodb.NewQueryPaginator(s.client, &dynamodb.QueryInput{
+	return dynamo.QueryAll(ctx, s.client, &dynamodb.QueryInput{
 		TableName:              aws.String(s.table),
 		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :sk)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -183,22 +183,13 @@ func (s *Store) queryPrefix(ctx context.Context, pk, skPrefix string) ([]map[str
 		},
 		ConsistentRead: aws.Bool(true),
 	})
-	var items []map[string]types.AttributeValue
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, page.Items...)
-	}
-	return items, nil
 }
 
 // StepItems returns the writes that append step to task and move the task to status, for one
 // transaction with the chat writes. task is as it was read (StepCount is the expected count);
 // isNew creates the header instead, so a first step whose transaction fails leaves no task. A
 // concurrent step makes the header's condition fail with tasks.ErrConflict.
-func (s *Store) StepItems(task tasks.Task, isNew bool, step tasks.Step, status tasks.Status) ([]ddbtx.Item, error) {
+func (s *Store) StepItems(task tasks.Task, isNew bool, step tasks.Step, status tasks.Status) ([]dynamo.Item, error) {
 	now := s.now()
 	if step.Index != task.StepCount {
 		return nil, fmt.Errorf("step index %d does not follow step count %d", step.Index, task.StepCount)
@@ -243,7 +234,7 @@ func (s *Store) StepItems(task tasks.Task, isNew bool, step tasks.Step, status t
 	if err != nil {
 		return nil, fmt.Errorf("encode step %d: %w", step.Index, err)
 	}
-	return []ddbtx.Item{
+	return []dynamo.Item{
 		{Write: types.TransactWriteItem{Put: put}, OnConditionFailed: tasks.ErrConflict},
 		{Write: types.TransactWriteItem{Put: &types.Put{
 			TableName: aws.String(s.table), Item: stepAV, ConditionExpression: aws.String("attribute_not_exists(PK)"),
@@ -323,7 +314,7 @@ func (s *Store) GetIdempotency(ctx context.Context, tenantID, key string) (tasks
 
 // IdempotencyItem is the write that records a response under its key, in the step's transaction,
 // so a response is remembered exactly when its step is stored.
-func (s *Store) IdempotencyItem(tenantID string, rec tasks.IdempotencyRecord) (ddbtx.Item, error) {
+func (s *Store) IdempotencyItem(tenantID string, rec tasks.IdempotencyRecord) (dynamo.Item, error) {
 	now := s.now()
 	it := idemItem{
 		PK: idemPK(tenantID, rec.Key), SK: "IDEM", RequestHash: rec.RequestHash, StatusCode: rec.StatusCode, Body: rec.Body,
@@ -332,9 +323,9 @@ func (s *Store) IdempotencyItem(tenantID string, rec tasks.IdempotencyRecord) (d
 	it.RetentionPK, it.RetentionSK = expiry.Keys(it.PK, time.Unix(it.ExpiresAt, 0))
 	av, err := attributevalue.MarshalMap(it)
 	if err != nil {
-		return ddbtx.Item{}, fmt.Errorf("encode idempotency record: %w", err)
+		return dynamo.Item{}, fmt.Errorf("encode idempotency record: %w", err)
 	}
-	return ddbtx.Item{
+	return dynamo.Item{
 		Write: types.TransactWriteItem{Put: &types.Put{
 			TableName: aws.String(s.table), Item: av,
 			// An expired record may be replaced: TTL has just not removed it yet.
@@ -361,7 +352,7 @@ type debugItem struct {
 }
 
 // DebugItem is the write of a debug entry (kept for the debug retention).
-func (s *Store) DebugItem(tenantID string, e tasks.DebugEntry) (ddbtx.Item, error) {
+func (s *Store) DebugItem(tenantID string, e tasks.DebugEntry) (dynamo.Item, error) {
 	ts := e.CreatedAt.UTC().Format(sortableTime)
 	it := debugItem{
 		PK: taskPK(tenantID, e.TaskID), SK: "DEBUG#" + ts + "#" + e.ID,
@@ -372,9 +363,9 @@ func (s *Store) DebugItem(tenantID string, e tasks.DebugEntry) (ddbtx.Item, erro
 	it.RetentionPK, it.RetentionSK = expiry.Keys(it.PK, time.Unix(it.ExpiresAt, 0))
 	av, err := attributevalue.MarshalMap(it)
 	if err != nil {
-		return ddbtx.Item{}, fmt.Errorf("encode debug entry: %w", err)
+		return dynamo.Item{}, fmt.Errorf("encode debug entry: %w", err)
 	}
-	return ddbtx.Item{Write: types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: av}}}, nil
+	return dynamo.Item{Write: types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.table), Item: av}}}, nil
 }
 
 // PutDebug stores a debug entry on its own (for requests that store nothing else).

@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/screenagent/backend/shared/ddbtx"
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/tasks"
 )
@@ -39,7 +39,7 @@ func (f *fixture) append(t *testing.T, task tasks.Task, isNew bool, action strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ddbtx.Write(context.Background(), f.db.Client, items)
+	return dynamo.Write(context.Background(), f.db.Client, items)
 }
 
 func newTask(id string) tasks.Task {
@@ -129,7 +129,7 @@ func TestConcurrentStepsOneWins(t *testing.T) {
 			defer wg.Done()
 			items, err := f.store.StepItems(task, false, tasks.Step{Index: 1, Action: "click(2)"}, tasks.StatusActive)
 			if err == nil {
-				err = ddbtx.Write(ctx, f.db.Client, items)
+				err = dynamo.Write(ctx, f.db.Client, items)
 			}
 			errs[i] = err
 		}()
@@ -198,7 +198,7 @@ func TestIdempotencyRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ddbtx.Write(ctx, f.db.Client, []ddbtx.Item{item}); err != nil {
+	if err := dynamo.Write(ctx, f.db.Client, []dynamo.Item{item}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := f.store.GetIdempotency(ctx, "ten-a", "k1")
@@ -208,7 +208,7 @@ func TestIdempotencyRecords(t *testing.T) {
 	if _, err := f.store.GetIdempotency(ctx, "ten-b", "k1"); !errors.Is(err, tasks.ErrNotFound) {
 		t.Errorf("another tenant's key: %v, want ErrNotFound", err)
 	}
-	if err := ddbtx.Write(ctx, f.db.Client, []ddbtx.Item{item}); !errors.Is(err, tasks.ErrIdempotencyRace) {
+	if err := dynamo.Write(ctx, f.db.Client, []dynamo.Item{item}); !errors.Is(err, tasks.ErrIdempotencyRace) {
 		t.Errorf("writing the key twice: %v, want ErrIdempotencyRace", err)
 	}
 	f.now = f.now.Add(tasks.DefaultRetention.Idempotency + time.Second)
@@ -216,7 +216,7 @@ func TestIdempotencyRecords(t *testing.T) {
 		t.Errorf("expired record: %v, want ErrNotFound", err)
 	}
 	item, _ = f.store.IdempotencyItem("ten-a", rec)
-	if err := ddbtx.Write(ctx, f.db.Client, []ddbtx.Item{item}); err != nil {
+	if err := dynamo.Write(ctx, f.db.Client, []dynamo.Item{item}); err != nil {
 		t.Errorf("rewriting an expired key: %v, want success", err)
 	}
 }

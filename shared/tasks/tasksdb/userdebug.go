@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/tasks"
 )
 
@@ -103,63 +104,27 @@ func (s *Store) listUserDebug(ctx context.Context, tenantID, userID string, f De
 	return out, nil
 }
 
-// Retries of a BatchGetItem's unprocessed keys (throttling), with exponential backoff.
-const (
-	ownerBatchMax      = 100
-	ownerBatchAttempts = 6
-	ownerFirstBackoff  = 50 * time.Millisecond
-)
-
 // markOwned sets owned[id] for each of taskIDs to whether that live task is the user's.
 func (s *Store) markOwned(ctx context.Context, tenantID, userID string, taskIDs []string, owned map[string]bool) error {
-	for start := 0; start < len(taskIDs); start += ownerBatchMax {
-		var keys []map[string]types.AttributeValue
-		for _, id := range taskIDs[start:min(start+ownerBatchMax, len(taskIDs))] {
-			keys = append(keys, keyOf(taskPK(tenantID, id), "TASK"))
+	keys := make([]map[string]types.AttributeValue, 0, len(taskIDs))
+	for _, id := range taskIDs {
+		keys = append(keys, keyOf(taskPK(tenantID, id), "TASK"))
+	}
+	// An owner never changes, so eventually consistent reads do.
+	items, err := dynamo.BatchGet(ctx, s.client, s.table, keys, types.KeysAndAttributes{ProjectionExpression: aws.String("taskId, userId, expiresAt")})
+	if err != nil {
+		return fmt.Errorf("owners of debug entries' tasks: %w", err)
+	}
+	for _, raw := range items {
+		var it struct {
+			TaskID    string `dynamodbav:"taskId"`
+			UserID    string `dynamodbav:"userId"`
+			ExpiresAt int64  `dynamodbav:"expiresAt"`
 		}
-		items, err := s.batchGetOwners(ctx, keys)
-		if err != nil {
-			return fmt.Errorf("owners of debug entries' tasks: %w", err)
+		if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
+			return fmt.Errorf("decode task owner: %w", err)
 		}
-		for _, raw := range items {
-			var it struct {
-				TaskID    string `dynamodbav:"taskId"`
-				UserID    string `dynamodbav:"userId"`
-				ExpiresAt int64  `dynamodbav:"expiresAt"`
-			}
-			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
-				return fmt.Errorf("decode task owner: %w", err)
-			}
-			owned[it.TaskID] = it.UserID == userID && !s.expired(it.ExpiresAt)
-		}
+		owned[it.TaskID] = it.UserID == userID && !s.expired(it.ExpiresAt)
 	}
 	return nil
-}
-
-// batchGetOwners reads the owner of up to ownerBatchMax task headers, resending unprocessed keys.
-// An owner never changes, so eventually consistent reads do.
-func (s *Store) batchGetOwners(ctx context.Context, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
-	var items []map[string]types.AttributeValue
-	request := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ProjectionExpression: aws.String("taskId, userId, expiresAt")}}
-	backoff := ownerFirstBackoff
-	for attempt := 1; ; attempt++ {
-		out, err := s.client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: request})
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, out.Responses[s.table]...)
-		request = out.UnprocessedKeys
-		if len(request) == 0 {
-			return items, nil
-		}
-		if attempt == ownerBatchAttempts {
-			return nil, fmt.Errorf("%d reads still unprocessed after %d attempts", len(request[s.table].Keys), attempt)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(backoff):
-		}
-		backoff *= 2
-	}
 }

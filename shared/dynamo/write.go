@@ -1,6 +1,7 @@
-// Package ddbtx runs one DynamoDB transaction assembled from several stores' writes and says
-// which store's condition stopped it, so a lost race maps to the right domain error.
-package ddbtx
+// Package dynamo holds the DynamoDB patterns the stores share: one transaction assembled from
+// several stores' writes that says which store's condition stopped it (so a lost race maps to the
+// right domain error), batch reads that resend unprocessed keys, and reading every page of a query.
+package dynamo
 
 import (
 	"context"
