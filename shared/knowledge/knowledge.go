@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/screenagent/backend/shared/validation"
 )
 
 // Chunk is a piece of knowledge as the wire contracts carry it (BROWSER_AUTOMATION_RESOLVE_SCHEMA.md
@@ -106,20 +108,9 @@ var (
 	ErrConflict      = errors.New("knowledge: document changed concurrently")
 )
 
-// ValidationError is an input rejection naming the field and why, phrased to follow the field
-// name. It satisfies httpapi.FieldError, so the HTTP edge answers 400 VALIDATION_ERROR.
-type ValidationError struct {
-	Field  string
-	Reason string
-}
-
-func (e *ValidationError) Error() string { return e.Field + " " + e.Reason }
-
-// FieldName returns Field.
-func (e *ValidationError) FieldName() string { return e.Field }
-
-// FieldReason returns Reason.
-func (e *ValidationError) FieldReason() string { return e.Reason }
+// ValidationError is the package's input rejection (validation.Error): it names the field and
+// why, and maps to 400 VALIDATION_ERROR at the HTTP edge.
+type ValidationError = validation.Error
 
 func invalid(field, reason string) error {
 	return &ValidationError{Field: field, Reason: reason}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"unicode/utf8"
+
+	"github.com/screenagent/backend/shared/validation"
 )
 
 // Snapshot is the page as the client sees it (PageSnapshot of PROXY_SERVER_API.md).
@@ -78,19 +80,9 @@ const (
 	maxTimestamp     = 1e15
 )
 
-// ValidationError names the invalid field of a request and why; it maps to a 400.
-type ValidationError struct {
-	Field  string
-	Reason string
-}
-
-func (e *ValidationError) Error() string { return e.Field + " " + e.Reason }
-
-// FieldName is the offending field, e.g. snapshot.elements[3].text.
-func (e *ValidationError) FieldName() string { return e.Field }
-
-// FieldReason says what is wrong with it.
-func (e *ValidationError) FieldReason() string { return e.Reason }
+// ValidationError is the package's input rejection (validation.Error): it names the field and
+// why, and maps to 400 VALIDATION_ERROR at the HTTP edge.
+type ValidationError = validation.Error
 
 func invalid(field, format string, args ...any) error {
 	return &ValidationError{Field: field, Reason: fmt.Sprintf(format, args...)}
