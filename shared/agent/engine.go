@@ -39,6 +39,7 @@ type TaskStore interface {
 	Steps(ctx context.Context, tenantID, taskID string) ([]tasks.Step, error)
 	StepItems(task tasks.Task, isNew bool, step tasks.Step, status tasks.Status) ([]dynamo.Item, error)
 	FailTask(ctx context.Context, task tasks.Task, reason string) error
+	AlignSteps(ctx context.Context, tenantID, taskID string) error
 	GetIdempotency(ctx context.Context, tenantID, key string) (tasks.IdempotencyRecord, error)
 	IdempotencyItem(tenantID string, rec tasks.IdempotencyRecord) (dynamo.Item, error)
 	DebugItem(tenantID string, e tasks.DebugEntry) (dynamo.Item, error)
@@ -283,6 +284,7 @@ func (e *Engine) failTooLong(ctx context.Context, t tasks.Task) error {
 	if err != nil {
 		return err
 	}
+	e.alignSteps(ctx, t)
 	if t.SessionID != "" {
 		if _, err := e.Chat.SetStatus(ctx, t.TenantID, t.SessionID, chat.StatusFailed); err != nil {
 			e.logger().WarnContext(ctx, "session status after max steps", "taskId", t.ID, "error", err.Error())
@@ -381,7 +383,18 @@ func (e *Engine) store(ctx context.Context, req Request, st state, step tasks.St
 	if err := e.Chat.AfterCommit(wctx, batch); err != nil {
 		e.logger().WarnContext(ctx, "align message retention", "sessionId", st.session.ID, "error", err.Error())
 	}
+	if status.Finished() {
+		e.alignSteps(wctx, st.task)
+	}
 	return nil
+}
+
+// alignSteps gives an ended task's steps the task's retention; a failure only shortens how long
+// some steps are kept, so it is logged, not returned.
+func (e *Engine) alignSteps(ctx context.Context, t tasks.Task) {
+	if err := e.Tasks.AlignSteps(ctx, t.TenantID, t.ID); err != nil {
+		e.logger().WarnContext(ctx, "align step retention", "taskId", t.ID, "error", err.Error())
+	}
 }
 
 func (e *Engine) writeReserve() time.Duration {

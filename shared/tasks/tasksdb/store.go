@@ -448,3 +448,49 @@ func (s *Store) ListDebug(ctx context.Context, tenantID string, f DebugFilter) (
 	}
 	return out, nil
 }
+
+// AlignSteps raises the expiry of the task's steps to the task's own, for a task that has just
+// ended: its earlier steps were written with the provisional retention of a running task, and
+// children must not expire before their parent. It is bounded by the task's steps (at most the
+// step limit) and changes nothing for a task that is gone.
+func (s *Store) AlignSteps(ctx context.Context, tenantID, taskID string) error {
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: aws.String(s.table), Key: keyOf(taskPK(tenantID, taskID), "TASK"), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return fmt.Errorf("get task %s: %w", taskID, err)
+	}
+	var header taskItem
+	if out.Item == nil {
+		return nil
+	}
+	if err := attributevalue.UnmarshalMap(out.Item, &header); err != nil {
+		return fmt.Errorf("decode task %s: %w", taskID, err)
+	}
+	items, err := s.queryPrefix(ctx, taskPK(tenantID, taskID), "STEP#")
+	if err != nil {
+		return fmt.Errorf("steps of task %s: %w", taskID, err)
+	}
+	exp := &types.AttributeValueMemberN{Value: fmt.Sprint(header.ExpiresAt)}
+	for _, raw := range items {
+		var it stepItem
+		if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
+			return fmt.Errorf("decode step of task %s: %w", taskID, err)
+		}
+		if it.ExpiresAt >= header.ExpiresAt {
+			continue
+		}
+		_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                 aws.String(s.table),
+			Key:                       keyOf(it.PK, it.SK),
+			UpdateExpression:          aws.String("SET expiresAt = :exp"),
+			ConditionExpression:       aws.String("attribute_exists(PK)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":exp": exp},
+		})
+		var ccf *types.ConditionalCheckFailedException
+		if err != nil && !errors.As(err, &ccf) {
+			return fmt.Errorf("extend step %d of task %s: %w", it.StepIndex, taskID, err)
+		}
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package tasksdb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -274,5 +275,40 @@ func TestDebugEntries(t *testing.T) {
 	f.now = base.Add(tasks.DefaultRetention.Debug + time.Hour)
 	if got, _ := f.store.ListDebug(ctx, "ten-a", DebugFilter{}); len(got) != 0 {
 		t.Errorf("%d entries past the debug retention, want 0", len(got))
+	}
+}
+
+func TestAlignStepsToTheEndedTask(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	if err := f.append(t, newTask("t1"), true, "click(1)", tasks.StatusActive); err != nil {
+		t.Fatal(err)
+	}
+	// The task ends a day later: its first step was written with the provisional retention.
+	f.now = f.now.Add(24 * time.Hour)
+	task, _ := f.store.GetTask(ctx, "ten-a", "t1")
+	if err := f.append(t, task, false, "finish()", tasks.StatusCompleted); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.AlignSteps(ctx, "ten-a", "t1"); err != nil {
+		t.Fatal(err)
+	}
+	want := f.now.Add(tasks.DefaultRetention.Finished).Unix()
+	out, err := f.db.Client.Query(ctx, &dynamodb.QueryInput{
+		TableName: aws.String(f.db.Tables["TasksTable"]), KeyConditionExpression: aws.String("PK = :p"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: taskPK("ten-a", "t1")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range out.Items {
+		n, _ := it["expiresAt"].(*types.AttributeValueMemberN)
+		sk := it["SK"].(*types.AttributeValueMemberS).Value
+		if n == nil || n.Value != fmt.Sprint(want) {
+			t.Errorf("%s expiresAt = %v, want the ended task's %d", sk, n, want)
+		}
+	}
+	if err := f.store.AlignSteps(ctx, "ten-a", "gone"); err != nil {
+		t.Errorf("AlignSteps of a missing task: %v, want nil", err)
 	}
 }
