@@ -23,7 +23,7 @@ build:
 		echo "build $$fn"; \
 		CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(LAMBDA_FLAGS) -o build/$$fn/bootstrap ./functions/$$fn; \
 	done
-	@if command -v sam >/dev/null 2>&1; then sam build --cached --parallel; else echo "sam not installed: skipped sam build"; fi
+	@if command -v sam >/dev/null 2>&1; then sam build --parallel; else echo "sam not installed: skipped sam build"; fi
 
 local-bin:
 	@mkdir -p $(dir $(LOCAL_BIN))
