@@ -90,6 +90,8 @@ func (f *fixture) step(t *testing.T, req Request) Response {
 
 func TestThreeStepTask(t *testing.T) {
 	f := newFixture(t)
+	// A running task's provisional lifetime shorter than a finished one's shows the alignment below.
+	f.tasks.Retention.Active = 24 * time.Hour
 	f.llm.ReplyWithUsage(reply("I'll type the search.", `setValue(1, "wool socks")`), 120, 20)
 	f.llm.Reply(reply("Now I press the search button.", "click(2)"))
 	f.llm.Reply(reply("The results are shown.", "finish()"))
@@ -121,6 +123,13 @@ func TestThreeStepTask(t *testing.T) {
 	if err != nil || task.Status != tasks.StatusCompleted || task.StepCount != 3 {
 		t.Errorf("stored task = %+v, %v; want completed with 3 steps", task, err)
 	}
+	// The ended task's steps now carry its retention: moving the clock to just before the task
+	// expires must still show all of them.
+	f.tasks.Now = func() time.Time { return time.Now().Add(tasks.DefaultRetention.Finished - time.Hour) }
+	if steps, err := f.tasks.Steps(context.Background(), alice.TenantID, r1.TaskID); err != nil || len(steps) != 3 {
+		t.Errorf("steps an hour before the task expires = %d, %v; want all 3", len(steps), err)
+	}
+	f.tasks.Now = time.Now
 	sess, err := f.chat.GetSession(context.Background(), alice.TenantID, r1.SessionID)
 	// user query + 3 assistant messages + 2 reports
 	if err != nil || sess.MessageCount != 6 || sess.Status != chat.StatusCompleted {
