@@ -50,9 +50,9 @@ type metricsEmitter interface {
 
 func newHandler(engine interactor, prefs debugmode.PreferencesReader, rec metricsEmitter) http.Handler {
 	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, ok := auth.IdentityFrom(r.Context())
-		if !ok {
-			return auth.HTTPError(auth.ErrUnauthorized)
+		id, err := auth.Require(r.Context())
+		if err != nil {
+			return err
 		}
 		raw, err := httpapi.ReadJSONBody(r)
 		if err != nil {

@@ -10,9 +10,9 @@ import (
 // newHandler answers with the identity the auth middleware verified.
 func newHandler() http.Handler {
 	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, ok := auth.IdentityFrom(r.Context())
-		if !ok {
-			return auth.HTTPError(auth.ErrUnauthorized)
+		id, err := auth.Require(r.Context())
+		if err != nil {
+			return err
 		}
 		httpapi.WriteData(w, http.StatusOK, auth.NewSessionView(id))
 		return nil

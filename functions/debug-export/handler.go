@@ -18,9 +18,9 @@ const route = "GET /api/debug/session/{taskId}/export"
 func newHandler(store history.TaskRecords, msgs history.MessageReader, now func() time.Time) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(route, httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, ok := auth.IdentityFrom(r.Context())
-		if !ok {
-			return auth.HTTPError(auth.ErrUnauthorized)
+		id, err := auth.Require(r.Context())
+		if err != nil {
+			return err
 		}
 		taskID, err := history.ParseID("taskId", r.PathValue("taskId"))
 		if err != nil {

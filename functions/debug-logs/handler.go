@@ -12,9 +12,9 @@ import (
 // (§9): filtered by task, log type and time.
 func newHandler(store history.DebugLister) http.Handler {
 	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, ok := auth.IdentityFrom(r.Context())
-		if !ok {
-			return auth.HTTPError(auth.ErrUnauthorized)
+		id, err := auth.Require(r.Context())
+		if err != nil {
+			return err
 		}
 		q, err := parse(history.NewQuery(r))
 		if err != nil {

@@ -31,9 +31,9 @@ type resolveData struct {
 // an ordinary user's tools never see how retrieval works inside.
 func newHandler(svc resolver, prefs debugmode.PreferencesReader) http.Handler {
 	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, ok := auth.IdentityFrom(r.Context())
-		if !ok {
-			return auth.HTTPError(auth.ErrUnauthorized)
+		id, err := auth.Require(r.Context())
+		if err != nil {
+			return err
 		}
 		debug, err := debugmode.Enabled(r, prefs, id)
 		if err != nil {

@@ -16,9 +16,9 @@ type preferencesReader interface {
 // newHandler answers with the user's saved preferences in this tenant, or the defaults.
 func newHandler(store preferencesReader) http.Handler {
 	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, ok := auth.IdentityFrom(r.Context())
-		if !ok {
-			return auth.HTTPError(auth.ErrUnauthorized)
+		id, err := auth.Require(r.Context())
+		if err != nil {
+			return err
 		}
 		prefs, found, err := store.GetPreferences(r.Context(), id.TenantID, id.UserID)
 		if err != nil {

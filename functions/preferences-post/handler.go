@@ -17,9 +17,9 @@ type preferencesWriter interface {
 // defaults) and answers with what was saved.
 func newHandler(store preferencesWriter) http.Handler {
 	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, ok := auth.IdentityFrom(r.Context())
-		if !ok {
-			return auth.HTTPError(auth.ErrUnauthorized)
+		id, err := auth.Require(r.Context())
+		if err != nil {
+			return err
 		}
 		body, err := httpapi.ReadJSONBody(r)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
@@ -21,7 +22,7 @@ type startBody struct {
 
 func newHandler(svc starter) http.Handler {
 	return runapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := runapi.Identity(r)
+		id, err := auth.Require(r.Context())
 		if err != nil {
 			return err
 		}

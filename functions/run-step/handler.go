@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/metrics"
 	"github.com/screenagent/backend/shared/runs"
@@ -42,7 +43,7 @@ const maxResultText = 1_000
 
 func newHandler(svc stepper, rec metricsEmitter) http.Handler {
 	return runapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := runapi.Identity(r)
+		id, err := auth.Require(r.Context())
 		if err != nil {
 			return err
 		}

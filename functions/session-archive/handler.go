@@ -17,9 +17,9 @@ type archiveBody struct {
 // listing still shows it with includeArchived=true.
 func newHandler(store history.Archiver) http.Handler {
 	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, ok := auth.IdentityFrom(r.Context())
-		if !ok {
-			return auth.HTTPError(auth.ErrUnauthorized)
+		id, err := auth.Require(r.Context())
+		if err != nil {
+			return err
 		}
 		var body archiveBody
 		if err := httpapi.DecodeJSON(r, &body); err != nil {

@@ -13,9 +13,9 @@ import (
 // (active by default), or 404 SESSION_NOT_FOUND when there is none (§4.8.4).
 func newHandler(store history.LatestFinder) http.Handler {
 	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, ok := auth.IdentityFrom(r.Context())
-		if !ok {
-			return auth.HTTPError(auth.ErrUnauthorized)
+		id, err := auth.Require(r.Context())
+		if err != nil {
+			return err
 		}
 		status, err := history.NewQuery(r).Enum("status", history.SessionStatuses()...)
 		if err != nil {

@@ -11,9 +11,9 @@ import (
 // newHandler lists the user's sessions (§4.8.2): active ones by default, most recently updated first.
 func newHandler(store history.SessionLister) http.Handler {
 	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, ok := auth.IdentityFrom(r.Context())
-		if !ok {
-			return auth.HTTPError(auth.ErrUnauthorized)
+		id, err := auth.Require(r.Context())
+		if err != nil {
+			return err
 		}
 		q, err := parse(history.NewQuery(r))
 		if err != nil {

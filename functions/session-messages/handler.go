@@ -17,9 +17,9 @@ const route = "GET /api/session/{sessionId}/messages"
 func newHandler(store history.MessageReader) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(route, httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, ok := auth.IdentityFrom(r.Context())
-		if !ok {
-			return auth.HTTPError(auth.ErrUnauthorized)
+		id, err := auth.Require(r.Context())
+		if err != nil {
+			return err
 		}
 		sessionID, err := history.ParseID("sessionId", r.PathValue("sessionId"))
 		if err != nil {

@@ -23,6 +23,16 @@ func IdentityFrom(ctx context.Context) (accounts.Identity, bool) {
 	return p.identity, ok
 }
 
+// Require returns the verified identity of the request, or the UNAUTHORIZED error when no
+// middleware verified one (a handler wired without it).
+func Require(ctx context.Context) (accounts.Identity, error) {
+	id, ok := IdentityFrom(ctx)
+	if !ok {
+		return accounts.Identity{}, HTTPError(ErrUnauthorized)
+	}
+	return id, nil
+}
+
 // TokenHashFrom returns the hash of the request's verified token (for logout).
 func TokenHashFrom(ctx context.Context) string {
 	p, _ := ctx.Value(ctxKey{}).(principal)

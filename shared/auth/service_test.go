@@ -12,6 +12,7 @@ import (
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/ratelimit"
 )
 
@@ -304,5 +305,16 @@ func TestMiddleware(t *testing.T) {
 	}
 	if seen.TenantID != l.Tenant.ID {
 		t.Errorf("handler saw tenant %q, want the token's %q (never a header's)", seen.TenantID, l.Tenant.ID)
+	}
+}
+
+func TestRequire(t *testing.T) {
+	_, err := Require(context.Background())
+	if e := httpapi.AsError(err); e.Code != httpapi.CodeUnauthorized || !errors.Is(err, ErrUnauthorized) {
+		t.Errorf("Require() without an identity = %v, want UNAUTHORIZED", err)
+	}
+	want := accounts.Identity{UserID: "u", TenantID: "t"}
+	if got, err := Require(WithIdentity(context.Background(), want, "h")); err != nil || got != want {
+		t.Errorf("Require() = %+v, %v; want %+v", got, err, want)
 	}
 }

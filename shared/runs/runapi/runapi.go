@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/httpapi"
@@ -107,15 +106,6 @@ func RunID(r *http.Request) (string, error) {
 	id, _, _ := strings.Cut(rest, "/")
 	if parsed, err := uuid.Parse(id); err != nil || parsed.String() != id {
 		return "", runs.ErrNotFound
-	}
-	return id, nil
-}
-
-// Identity returns the verified identity the middleware put in the context.
-func Identity(r *http.Request) (accounts.Identity, error) {
-	id, ok := auth.IdentityFrom(r.Context())
-	if !ok {
-		return accounts.Identity{}, auth.ErrUnauthorized
 	}
 	return id, nil
 }
