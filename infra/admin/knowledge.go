@@ -61,22 +61,27 @@ func parsePattern(use, flagName, value string) (knowledge.Pattern, error) {
 	return p, err
 }
 
-func (c *cli) domainAdd(ctx context.Context, args []string) error {
-	const use = "admin domain add (--email E | --org NAME) --pattern P   (quote wildcards: --pattern '*.example.com')"
+// domainTarget reads the --pattern and tenant flags of domain add and remove.
+func (c *cli) domainTarget(ctx context.Context, args []string, use string) (*provision.Knowledge, accounts.Tenant, knowledge.Pattern, error) {
 	fs := c.flagSet()
 	tf := addTenantFlags(fs)
 	pattern := fs.String("pattern", "", "")
 	if err := parse(fs, args, use); err != nil {
-		return err
+		return nil, accounts.Tenant{}, knowledge.Pattern{}, err
 	}
 	if err := tf.check(use); err != nil {
-		return err
+		return nil, accounts.Tenant{}, knowledge.Pattern{}, err
 	}
 	p, err := parsePattern(use, "pattern", *pattern)
 	if err != nil {
-		return err
+		return nil, accounts.Tenant{}, knowledge.Pattern{}, err
 	}
 	k, t, err := c.tenant(ctx, tf)
+	return k, t, p, err
+}
+
+func (c *cli) domainAdd(ctx context.Context, args []string) error {
+	k, t, p, err := c.domainTarget(ctx, args, "admin domain add (--email E | --org NAME) --pattern P   (quote wildcards: --pattern '*.example.com')")
 	if err != nil {
 		return err
 	}
@@ -91,21 +96,7 @@ func (c *cli) domainAdd(ctx context.Context, args []string) error {
 }
 
 func (c *cli) domainRemove(ctx context.Context, args []string) error {
-	const use = "admin domain remove (--email E | --org NAME) --pattern P"
-	fs := c.flagSet()
-	tf := addTenantFlags(fs)
-	pattern := fs.String("pattern", "", "")
-	if err := parse(fs, args, use); err != nil {
-		return err
-	}
-	if err := tf.check(use); err != nil {
-		return err
-	}
-	p, err := parsePattern(use, "pattern", *pattern)
-	if err != nil {
-		return err
-	}
-	k, t, err := c.tenant(ctx, tf)
+	k, t, p, err := c.domainTarget(ctx, args, "admin domain remove (--email E | --org NAME) --pattern P")
 	if err != nil {
 		return err
 	}
