@@ -100,7 +100,7 @@ func New(t testing.TB) *DB {
 	if ep == "" {
 		t.Fatalf("dynamotest: no DynamoDB Local; call dynamotest.Main(m) from TestMain or set %s", EndpointEnv)
 	}
-	tmpl, err := template()
+	tmpl, err := loadTemplate()
 	if err != nil {
 		t.Fatalf("dynamotest: %v", err)
 	}
@@ -173,8 +173,6 @@ var (
 	clientMu sync.Mutex
 	clients  = map[string]*dynamodb.Client{}
 )
-
-func template() (*sam.Template, error) { return loadTemplate() }
 
 // sharedClient builds one client per endpoint, so tests share its connection pool.
 func sharedClient(ep string) (*dynamodb.Client, error) {

@@ -14,7 +14,7 @@ import (
 func TestMain(m *testing.M) { Main(m) }
 
 func TestNew(t *testing.T) {
-	tmpl, err := template()
+	tmpl, err := loadTemplate()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestNew(t *testing.T) {
 }
 
 func TestEnv(t *testing.T) {
-	tmpl, err := template()
+	tmpl, err := loadTemplate()
 	if err != nil {
 		t.Fatal(err)
 	}

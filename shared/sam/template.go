@@ -226,16 +226,6 @@ func (t *Template) Functions() []Function {
 	return fns
 }
 
-// Function returns the function with the given logical ID.
-func (t *Template) Function(logicalID string) (Function, bool) {
-	for _, f := range t.Functions() {
-		if f.LogicalID == logicalID {
-			return f, true
-		}
-	}
-	return Function{}, false
-}
-
 // Routes returns every HttpApi event of every function.
 func (t *Template) Routes() []Route {
 	var routes []Route

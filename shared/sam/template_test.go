@@ -80,10 +80,11 @@ func mustParse(t *testing.T) *Template {
 
 func TestFunctionsMergeGlobals(t *testing.T) {
 	tmpl := mustParse(t)
-	f, ok := tmpl.Function("FnA")
-	if !ok {
-		t.Fatal("FnA not found")
+	fns := tmpl.Functions()
+	if len(fns) != 1 || fns[0].LogicalID != "FnA" {
+		t.Fatalf("functions = %+v, want FnA only", fns)
 	}
+	f := fns[0]
 	if f.CodeURI != "functions/a" || f.Runtime != "provided.al2023" || f.Handler != "bootstrap" || f.Timeout != 5 {
 		t.Errorf("got %+v, want CodeURI functions/a, globals' runtime and handler, own timeout 5", f)
 	}

@@ -26,8 +26,6 @@ var (
 	ErrNotFound = errors.New("tasks: not found")
 	// ErrConflict means another request changed the task first (a concurrent step).
 	ErrConflict = errors.New("tasks: concurrent update")
-	// ErrIdempotencyConflict means the Idempotency-Key was used before with another body.
-	ErrIdempotencyConflict = errors.New("tasks: idempotency key reused with a different request")
 	// ErrIdempotencyRace means the same key is being written by a concurrent request.
 	ErrIdempotencyRace = errors.New("tasks: idempotency key in use by a concurrent request")
 )
