@@ -29,49 +29,49 @@ type decision struct {
 const maxReplyTokens = 1024
 
 // decide asks the model for the next action. A reply that does not parse or names an element the
-// page lacks gets one corrective retry that quotes the problem; a second bad reply becomes
-// fail("…") with the reason, so the step still ends cleanly. Only a failed LLM call is an error.
+// page lacks gets one corrective retry that quotes the problem (llm.CompleteParsed); a second bad
+// reply becomes fail("…") with the reason, so the step still ends cleanly. Only a failed LLM call
+// is an error.
 func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page) (decision, error) {
-	llmCtx, cancel := e.llmContext(ctx)
+	llmCtx, cancel := llm.WithReserve(ctx, e.writeReserve(), 0)
 	defer cancel()
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}}
-	var d decision
-	for round := 0; ; round++ {
-		resp, err := e.LLM.Complete(llmCtx, llm.Request{Messages: msgs, MaxTokens: maxReplyTokens})
-		d.attempts += resp.Attempts
-		d.latency += resp.Latency
-		if err != nil {
-			return d, err
-		}
-		d.usage.PromptTokens += resp.Usage.PromptTokens
-		d.usage.CompletionTokens += resp.Usage.CompletionTokens
-		d.usage.TotalTokens += resp.Usage.TotalTokens
-		d.model = e.Model
-		if resp.Model != "" {
-			d.model = resp.Model
-		}
-		thought, action, perr := parseDecision(resp.Content, pg)
-		if perr == nil {
-			d.thought, d.action, d.modelAction = thought, action, action.String()
-			return d, nil
-		}
-		d.parseErrors = append(d.parseErrors, perr.Error())
-		if round == 1 || !e.hasTimeFor(llmCtx) {
-			if round == 0 {
-				d.parseErrors = append(d.parseErrors, "corrective retry skipped: not enough time left")
-			}
-			reason := "I could not decide on a valid next action: " + perr.Error()
-			fail, _ := actions.New("fail", shorten(reason, 500))
-			d.thought, d.action, d.modelAction = reason, fail, strings.TrimSpace(resp.Content)
-			return d, nil
-		}
-		d.corrected = true
-		msgs = append(msgs,
-			llm.Message{Role: llm.RoleAssistant, Content: resp.Content},
-			llm.Message{Role: llm.RoleUser, Content: "Your reply could not be used: " + perr.Error() +
-				"\nReply again with exactly one <Thought>…</Thought> and one <Action>…</Action>, using only the actions listed and element ids present on the current page."},
-		)
+	type choice struct {
+		thought string
+		action  actions.Action
 	}
+	parse := func(reply string) (choice, error) {
+		thought, a, err := parseDecision(reply, pg)
+		return choice{thought, a}, err
+	}
+	minBudget := e.CorrectionMinBudget
+	if minBudget <= 0 {
+		minBudget = DefaultCorrectionMinBudget
+	}
+	req := llm.Request{
+		Messages:  []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}},
+		MaxTokens: maxReplyTokens,
+	}
+	p, err := llm.CompleteParsed(llmCtx, e.LLM, req, parse,
+		"Reply again with exactly one <Thought>…</Thought> and one <Action>…</Action>, using only the actions listed and element ids present on the current page.",
+		minBudget)
+	d := decision{
+		usage: p.Usage, latency: p.Latency, attempts: p.Attempts, model: e.Model,
+		corrected: p.Corrected, parseErrors: p.ParseErrors,
+	}
+	if p.Model != "" {
+		d.model = p.Model
+	}
+	if err != nil {
+		return d, err
+	}
+	if p.Valid {
+		d.thought, d.action, d.modelAction = p.Value.thought, p.Value.action, p.Value.action.String()
+		return d, nil
+	}
+	reason := "I could not decide on a valid next action: " + p.ParseErrors[0]
+	fail, _ := actions.New("fail", shorten(reason, 500))
+	d.thought, d.action, d.modelAction = reason, fail, p.Reply
+	return d, nil
 }
 
 func parseDecision(reply string, pg *page.Page) (string, actions.Action, error) {
@@ -87,27 +87,6 @@ func parseDecision(reply string, pg *page.Page) (string, actions.Action, error) 
 		return "", actions.Action{}, err
 	}
 	return strings.TrimSpace(thought), a, nil
-}
-
-// llmContext leaves WriteReserve of the request's deadline for storing the step.
-func (e *Engine) llmContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if dl, ok := ctx.Deadline(); ok {
-		return context.WithDeadline(ctx, dl.Add(-e.writeReserve()))
-	}
-	return context.WithCancel(ctx)
-}
-
-// hasTimeFor reports whether an optional LLM call fits in what is left of ctx.
-func (e *Engine) hasTimeFor(ctx context.Context) bool {
-	dl, ok := ctx.Deadline()
-	if !ok {
-		return true
-	}
-	need := e.CorrectionMinBudget
-	if need <= 0 {
-		need = DefaultCorrectionMinBudget
-	}
-	return time.Until(dl) >= need
 }
 
 // applyPolicies enforces the server's rules on the model's choice (§4.10): finish() while a

@@ -182,7 +182,7 @@ func TestCorrectionSkippedWithoutTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Action != runs.ActionError || !strings.HasSuffix(r.Error, "(no time was left to ask again)") || f.llm.Calls() != 1 {
+	if r.Action != runs.ActionError || !strings.HasSuffix(r.Error, "corrective retry skipped: not enough time left") || f.llm.Calls() != 1 {
 		t.Errorf("step = %+v after %d LLM calls, want an error stop after 1 saying the retry was skipped", r, f.llm.Calls())
 	}
 }
