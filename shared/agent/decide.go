@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -17,6 +18,8 @@ type decision struct {
 	action  actions.Action
 	// modelAction is what the model answered, before any policy replaced it.
 	modelAction string
+	// note says what the server did about the choice, for later prompts ("" for nothing).
+	note        string
 	usage       llm.Usage
 	latency     time.Duration
 	attempts    int
@@ -28,19 +31,25 @@ type decision struct {
 // maxReplyTokens bounds the model's reply: a thought and one action.
 const maxReplyTokens = 1024
 
-// decide asks the model for the next action. A reply that does not parse or names an element the
-// page lacks gets one corrective retry that quotes the problem (llm.CompleteParsed); a second bad
-// reply becomes fail("…") with the reason, so the step still ends cleanly. Only a failed LLM call
-// is an error.
-func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page) (decision, error) {
+// decide asks the model for the next action. A reply that does not parse, names an element the
+// page lacks, or repeats an action the loop guard refuses gets one corrective retry that quotes
+// the problem (llm.CompleteParsed). A second bad reply becomes fail("…") with the reason, so the
+// step still ends cleanly, except for a model that insists on a refused loop: then the user is
+// asked what to do rather than burning steps. Only a failed LLM call is an error.
+func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page, tried map[string]int) (decision, error) {
 	llmCtx, cancel := llm.WithReserve(ctx, e.writeReserve(), 0)
 	defer cancel()
 	type choice struct {
 		thought string
 		action  actions.Action
 	}
+	var lastErr error
 	parse := func(reply string) (choice, error) {
 		thought, a, err := parseDecision(reply, pg)
+		if err == nil {
+			err = checkLoop(a, tried)
+		}
+		lastErr = err
 		return choice{thought, a}, err
 	}
 	minBudget := e.CorrectionMinBudget
@@ -68,6 +77,13 @@ func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page)
 		d.thought, d.action, d.modelAction = p.Value.thought, p.Value.action, p.Value.action.String()
 		return d, nil
 	}
+	var loop loopError
+	if errors.As(lastErr, &loop) {
+		ask, _ := actions.New("askUser", "I have tried "+loop.action+" several times and the page does not change. How would you like me to continue?")
+		d.thought, d.action, d.modelAction = "I keep trying the same thing without effect, so I'd rather ask you.", ask, loop.action
+		d.note = "the server refused " + loop.action + " (repeated on an unchanged page) and asked the user instead"
+		return d, nil
+	}
 	reason := "I could not decide on a valid next action: " + p.ParseErrors[0]
 	fail, _ := actions.New("fail", shorten(reason, 500))
 	d.thought, d.action, d.modelAction = reason, fail, p.Reply
@@ -91,8 +107,8 @@ func parseDecision(reply string, pg *page.Page) (string, actions.Action, error) 
 
 // applyPolicies enforces the server's rules on the model's choice (§4.10): finish() while a
 // failure is unverified becomes verifySuccess first.
-func (e *Engine) applyPolicies(d decision, history []tasks.Step, report *tasks.Report) decision {
-	if d.action.Name() != "finish" || !unverifiedFailure(history, report) {
+func (e *Engine) applyPolicies(d decision, mem *tasks.Memory) decision {
+	if d.action.Name() != "finish" || !unverifiedFailure(mem) {
 		return d
 	}
 	v, err := actions.New("verifySuccess", "Confirm on the current page that the task is complete.")
@@ -101,34 +117,16 @@ func (e *Engine) applyPolicies(d decision, history []tasks.Step, report *tasks.R
 	}
 	d.action = v
 	d.thought = strings.TrimSpace(d.thought + " Before finishing, I'll check the page once more, since an earlier step failed.")
+	d.note = "the server asked for a verification before finish()"
 	return d
 }
 
 // finishNotes tell the model about the policy before it answers, so it rarely needs applying.
-func finishNotes(history []tasks.Step, report *tasks.Report) []string {
-	if !unverifiedFailure(history, report) {
+func finishNotes(mem *tasks.Memory) []string {
+	if !unverifiedFailure(mem) {
 		return nil
 	}
 	return []string{"An earlier action failed and success has not been verified since. Use verifySuccess(\"...\") before finish()."}
-}
-
-// unverifiedFailure reports whether some action failed and no verifySuccess has succeeded since.
-// The result of step i's action arrives as step i+1's PreviousReport, the last one as report.
-func unverifiedFailure(history []tasks.Step, report *tasks.Report) bool {
-	lastFailure, lastVerified := -1, -1
-	for i, s := range history {
-		r := report
-		if i+1 < len(history) {
-			r = history[i+1].PreviousReport
-		}
-		switch {
-		case r.Failed():
-			lastFailure = i
-		case r != nil && strings.HasPrefix(s.Action, "verifySuccess("):
-			lastVerified = i
-		}
-	}
-	return lastFailure >= 0 && lastVerified < lastFailure
 }
 
 func shorten(s string, n int) string {

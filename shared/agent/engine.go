@@ -111,8 +111,9 @@ func (e *Engine) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// Interact runs one step: it loads the task and its history, asks the LLM for the next action
-// and stores the step, its chat messages, a debug entry and the idempotency record in one
+// Interact runs one step: it loads the task (whose item holds what the prompt needs of its past),
+// takes in the client's report and the user's message, asks the LLM for the next action and
+// stores the step, its chat messages, a debug entry and the idempotency record in one
 // transaction. Any error leaves the task exactly as it was.
 func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 	start := e.now()
@@ -137,19 +138,27 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 	}
 
 	pg := page.Parse(req.DOM)
-	rendered := page.Render(pg, req.Query, e.PageBudget)
-	notes := finishNotes(st.history, req.Report)
+	mem := &st.task.Memory
+	prevAction := ""
+	if last := mem.Last(); last != nil {
+		prevAction = last.Action
+	}
+	userMessage := takeIn(mem, st.task.Query, req, st.isNew, st.task.StepCount)
+	fp := fingerprint(req.URL, pg)
+	tried := triedOn(mem, fp)
+	rendered := page.Render(pg, focusQuery(st.task.Query, mem), e.PageBudget)
 	system, user := BuildPrompt(PromptInput{
-		Task: st.task.Query, URL: req.URL, Now: start, History: st.history, Report: req.Report,
-		Knowledge: knowledgeChunks(know), Grammar: actions.PromptText(), Page: rendered.Text, Notes: notes,
+		Task: st.task.Query, URL: req.URL, Now: start, Memory: mem, Report: req.Report,
+		Knowledge: knowledgeChunks(know), Grammar: actions.PromptText(), Page: rendered.Text,
+		Notes: append(finishNotes(mem), loopNotes(tried)...),
 	})
 
-	d, err := e.decide(ctx, system, user, pg)
+	d, err := e.decide(ctx, system, user, pg, tried)
 	if err != nil {
 		e.recordFailure(ctx, st, err, start)
 		return Response{}, fmt.Errorf("%w: %w", ErrLLM, err)
 	}
-	d = e.applyPolicies(d, st.history, req.Report)
+	d = e.applyPolicies(d, mem)
 
 	stepIndex := st.task.StepCount
 	status := tasks.StatusActive
@@ -157,6 +166,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 	switch d.action.Effect() {
 	case actions.Completes:
 		status, respStatus = tasks.StatusCompleted, string(tasks.StatusCompleted)
+		st.task.Result, _ = d.action.Text()
 	case actions.Fails:
 		status, respStatus = tasks.StatusFailed, string(tasks.StatusFailed)
 	case actions.AsksUser:
@@ -164,7 +174,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 	}
 
 	resp := Response{
-		Thought: d.thought, Action: d.action.String(),
+		Thought: d.thought, Action: d.action.String(), Result: st.task.Result,
 		Usage:  &Usage{PromptTokens: d.usage.PromptTokens, CompletionTokens: d.usage.CompletionTokens},
 		TaskID: st.task.ID, SessionID: st.session.ID, HasOrgKnowledge: know.HasOrgKnowledge,
 		Status: respStatus, CurrentStep: stepIndex + 1,
@@ -178,25 +188,28 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 	if respStatus == StatusNeedsUserInput {
 		q, _ := d.action.Text()
 		resp.UserQuestion, resp.MissingInformation = q, []string{q}
+		mem.Pending = q
 	}
 	resp.Metrics.DurationMs = e.now().Sub(start).Milliseconds()
+	stored, storedModel := storedAction(resp.Action, pg), storedAction(d.modelAction, pg)
 	if req.Debug {
 		resp.DebugInfo = map[string]any{
 			"knowledge": know.Debug, "promptChars": len(system) + len(user), "pageTokens": rendered.Tokens,
 			"pageElements": rendered.ElementsTotal, "pageElementsShown": rendered.ElementsShown,
-			"modelAction": d.modelAction, "parseErrors": d.parseErrors,
+			"modelAction": storedModel, "parseErrors": d.parseErrors,
 		}
 	}
 
 	step := tasks.Step{
-		Index: stepIndex, Thought: d.thought, Action: resp.Action, PreviousReport: req.Report, URL: req.URL,
+		Index: stepIndex, Thought: d.thought, Action: stored, PreviousReport: req.Report, UserMessage: userMessage, URL: req.URL,
 		Usage: tasks.Usage{PromptTokens: d.usage.PromptTokens, CompletionTokens: d.usage.CompletionTokens},
 		Model: d.model, LLMAttempts: d.attempts, LLMLatency: d.latency, Duration: e.now().Sub(start),
 	}
 	if d.modelAction != resp.Action {
-		step.ModelAction = d.modelAction
+		step.ModelAction = storedModel
 	}
-	if err := e.store(ctx, req, st, step, status, resp, debugData(d, rendered, know, system, user)); err != nil {
+	mem.Remember(tasks.Brief{Index: stepIndex, Thought: d.thought, Action: stored, Fingerprint: fp, Note: d.note})
+	if err := e.store(ctx, req, st, prevAction, step, status, resp, debugData(d, storedModel, rendered, know, system, user)); err != nil {
 		if errors.Is(err, tasks.ErrIdempotencyRace) {
 			// The same request committed first: answer what it answered.
 			if resp, found, rerr := e.replay(ctx, tenant, req); found || rerr != nil {
@@ -212,7 +225,6 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 type state struct {
 	task       tasks.Task
 	isNew      bool
-	history    []tasks.Step
 	session    chat.Session
 	newSession bool
 }
@@ -244,9 +256,6 @@ func (e *Engine) load(ctx context.Context, req Request) (state, error) {
 			return st, e.failTooLong(ctx, t)
 		}
 		st.task = t
-		if st.history, err = e.Tasks.Steps(ctx, tenant, t.ID); err != nil {
-			return st, err
-		}
 	}
 
 	sessionID := req.SessionID
@@ -315,7 +324,7 @@ func (e *Engine) replay(ctx context.Context, tenant string, req Request) (Respon
 
 // store writes the step, its chat messages, the debug entry and the idempotency record in one
 // transaction.
-func (e *Engine) store(ctx context.Context, req Request, st state, step tasks.Step, status tasks.Status, resp Response, debug map[string]any) error {
+func (e *Engine) store(ctx context.Context, req Request, st state, prevAction string, step tasks.Step, status tasks.Status, resp Response, debug map[string]any) error {
 	tenant := req.Identity.TenantID
 	now := e.now()
 	items, err := e.Tasks.StepItems(st.task, st.isNew, step, status)
@@ -328,11 +337,11 @@ func (e *Engine) store(ctx context.Context, req Request, st state, step tasks.St
 		return err
 	}
 	var msgs []chat.Message
-	if st.isNew {
+	if st.isNew || step.UserMessage != "" {
 		msgs = append(msgs, chat.Message{Role: chat.RoleUser, Content: req.Query, Status: chat.MessageSuccess})
 	}
 	if req.Report != nil {
-		msgs = append(msgs, reportMessage(req.Report, st.history))
+		msgs = append(msgs, reportMessage(req.Report, prevAction))
 	}
 	assistant := chat.Message{
 		Role: chat.RoleAssistant, Content: step.Thought, ActionString: step.Action, Status: chat.MessagePending,
@@ -341,6 +350,9 @@ func (e *Engine) store(ctx context.Context, req Request, st state, step tasks.St
 	}
 	assistant.AttachDOM(capture)
 	msgs = append(msgs, assistant)
+	if resp.Result != "" {
+		msgs = append(msgs, chat.Message{Role: chat.RoleAssistant, Content: resp.Result, Status: chat.MessageSuccess})
+	}
 	chatStep := chatdb.Step{Messages: msgs, Snapshot: capture.Snapshot, Status: chat.Status(status), TaskID: st.task.ID}
 	var batch chatdb.Batch
 	if st.newSession {
@@ -405,11 +417,7 @@ func (e *Engine) writeReserve() time.Duration {
 }
 
 // reportMessage records the client's report on the previous action in the chat.
-func reportMessage(r *tasks.Report, history []tasks.Step) chat.Message {
-	prev := ""
-	if n := len(history); n > 0 {
-		prev = history[n-1].Action
-	}
+func reportMessage(r *tasks.Report, prev string) chat.Message {
 	m := chat.Message{Role: chat.RoleSystem, ActionString: prev, Status: chat.MessageSuccess}
 	if !r.Failed() {
 		m.Content = "The action succeeded."
@@ -451,7 +459,7 @@ func knowledgeChunks(r knowledge.Result) []KnowledgeChunk {
 	return out
 }
 
-func debugData(d decision, rendered page.Rendered, know knowledge.Result, system, user string) map[string]any {
+func debugData(d decision, modelAction string, rendered page.Rendered, know knowledge.Result, system, user string) map[string]any {
 	return map[string]any{
 		"promptChars":          len(system) + len(user),
 		"promptTokensEstimate": page.EstimateTokens(system) + page.EstimateTokens(user),
@@ -463,7 +471,7 @@ func debugData(d decision, rendered page.Rendered, know knowledge.Result, system
 		"llmAttempts":          d.attempts,
 		"correctiveRetry":      d.corrected,
 		"parseErrors":          d.parseErrors,
-		"modelAction":          d.modelAction,
+		"modelAction":          modelAction,
 		"knowledgeSource":      know.Debug.Source,
 		"knowledgeChunks":      len(know.Chunks),
 		"hasOrgKnowledge":      know.HasOrgKnowledge,

@@ -110,7 +110,7 @@ func TestThreeStepTask(t *testing.T) {
 	}
 
 	third := f.llm.Requests()[2].User()
-	for _, want := range []string{"Task: find wool socks", "Step 1:", "I'll type the search.", `setValue(1, "wool socks")`, "Step 2:", "click(2)", "Result: succeeded", "<page_content>", `[2]`} {
+	for _, want := range []string{`Task: "find wool socks"`, "Step 1:", "I'll type the search.", `setValue(1, "wool socks")`, "Step 2:", "click(2)", "Result: succeeded", "<page_content>", `[2]`} {
 		if !strings.Contains(third, want) {
 			t.Errorf("third prompt lacks %q:\n%s", want, third)
 		}
@@ -214,7 +214,7 @@ func TestConcurrentStepsOnOneTask(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = f.engine.Interact(context.Background(), Request{Identity: alice, TaskID: r.TaskID, URL: "https://shop.example/", Query: "q", DOM: shopDOM})
+			_, errs[i] = f.engine.Interact(context.Background(), Request{Identity: alice, TaskID: r.TaskID, URL: "https://shop.example/", Query: "find wool socks", DOM: shopDOM})
 		}()
 	}
 	wg.Wait()
@@ -354,7 +354,7 @@ func TestReportedFailure(t *testing.T) {
 	r2 := f.step(t, Request{TaskID: r.TaskID, Report: &tasks.Report{Status: "failure", Error: &tasks.ActionError{Message: "Element not clickable", Code: "NOT_CLICKABLE", ElementID: &id}}})
 
 	prompt := f.llm.Requests()[1].User()
-	for _, want := range []string{"SYSTEM NOTE: The last action failed: Element not clickable, code NOT_CLICKABLE, element 3", "FAILED", "verifySuccess"} {
+	for _, want := range []string{`SYSTEM NOTE: The last action failed (message "Element not clickable", code "NOT_CLICKABLE", element 3)`, "FAILED", "verifySuccess"} {
 		if !strings.Contains(prompt, want) {
 			t.Errorf("prompt after a failure lacks %q:\n%s", want, prompt)
 		}

@@ -50,8 +50,10 @@ type Metrics struct {
 
 // Response is the NextActionResponse (§4.2, §4.11, §4.12) inside the success envelope.
 type Response struct {
-	Thought            string         `json:"thought"`
-	Action             string         `json:"action"`
+	Thought string `json:"thought"`
+	Action  string `json:"action"`
+	// Result is the task's answer, given with finish("…").
+	Result             string         `json:"result,omitempty"`
 	Usage              *Usage         `json:"usage,omitempty"`
 	TaskID             string         `json:"taskId"`
 	SessionID          string         `json:"sessionId"`

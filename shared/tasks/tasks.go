@@ -43,8 +43,12 @@ type Task struct {
 	StepCount int
 	// FailureReason says why a task failed when the server failed it (e.g. too many steps).
 	FailureReason string
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// Result is the task's answer, given with finish("…").
+	Result string
+	// Memory is what the next step needs of the task's past.
+	Memory    Memory
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ActionError is the extension's report of why its last action failed.
@@ -80,13 +84,15 @@ type Step struct {
 	ModelAction string
 	// PreviousReport is the client's report on the previous step's action, received with this request.
 	PreviousReport *Report
-	URL            string
-	Usage          Usage
-	Model          string
-	LLMAttempts    int
-	LLMLatency     time.Duration
-	Duration       time.Duration
-	CreatedAt      time.Time
+	// UserMessage is the user's message that came with this request, when it differs from the task.
+	UserMessage string
+	URL         string
+	Usage       Usage
+	Model       string
+	LLMAttempts int
+	LLMLatency  time.Duration
+	Duration    time.Duration
+	CreatedAt   time.Time
 }
 
 // IdempotencyRecord is the stored response of a request sent with an Idempotency-Key.

@@ -19,7 +19,7 @@ var table = []Spec{
 	// verifySuccess goes to the extension as a checkpoint that changes nothing on the page: the next
 	// request brings the fresh page, on which the model confirms success before finish().
 	{Name: "verifySuccess", Args: []ArgSpec{text("description")}, Handler: DOM, Description: "Check on the current page that the task succeeded as described; required before finish() when an earlier step failed."},
-	{Name: "finish", Handler: DOM, Effect: Completes, Description: "The task is done."},
+	{Name: "finish", Args: []ArgSpec{optional(text("result"))}, Handler: DOM, Effect: Completes, Description: `The task is done; when the user asked for information, give the answer as the result, e.g. finish("The price is $10.99").`},
 	{Name: "fail", Args: []ArgSpec{optional(text("reason"))}, Handler: DOM, Effect: Fails, Description: "The task cannot be done; say why."},
 }
 

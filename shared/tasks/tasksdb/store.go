@@ -70,24 +70,26 @@ func keyOf(pk, sk string) map[string]types.AttributeValue {
 }
 
 type taskItem struct {
-	PK            string `dynamodbav:"PK"`
-	SK            string `dynamodbav:"SK"`
-	GSI2PK        string `dynamodbav:"GSI2PK,omitempty"`
-	GSI2SK        string `dynamodbav:"GSI2SK,omitempty"`
-	RetentionPK   string `dynamodbav:"RetentionPK,omitempty"`
-	RetentionSK   string `dynamodbav:"RetentionSK,omitempty"`
-	TaskID        string `dynamodbav:"taskId"`
-	TenantID      string `dynamodbav:"tenantId"`
-	UserID        string `dynamodbav:"userId"`
-	SessionID     string `dynamodbav:"sessionId"`
-	URL           string `dynamodbav:"url"`
-	Query         string `dynamodbav:"query"`
-	Status        string `dynamodbav:"status"`
-	StepCount     int    `dynamodbav:"stepCount"`
-	FailureReason string `dynamodbav:"failureReason,omitempty"`
-	CreatedAt     string `dynamodbav:"createdAt"`
-	UpdatedAt     string `dynamodbav:"updatedAt"`
-	ExpiresAt     int64  `dynamodbav:"expiresAt"`
+	PK            string       `dynamodbav:"PK"`
+	SK            string       `dynamodbav:"SK"`
+	GSI2PK        string       `dynamodbav:"GSI2PK,omitempty"`
+	GSI2SK        string       `dynamodbav:"GSI2SK,omitempty"`
+	RetentionPK   string       `dynamodbav:"RetentionPK,omitempty"`
+	RetentionSK   string       `dynamodbav:"RetentionSK,omitempty"`
+	TaskID        string       `dynamodbav:"taskId"`
+	TenantID      string       `dynamodbav:"tenantId"`
+	UserID        string       `dynamodbav:"userId"`
+	SessionID     string       `dynamodbav:"sessionId"`
+	URL           string       `dynamodbav:"url"`
+	Query         string       `dynamodbav:"query"`
+	Status        string       `dynamodbav:"status"`
+	StepCount     int          `dynamodbav:"stepCount"`
+	FailureReason string       `dynamodbav:"failureReason,omitempty"`
+	Result        string       `dynamodbav:"result,omitempty"`
+	Memory        tasks.Memory `dynamodbav:"memory"`
+	CreatedAt     string       `dynamodbav:"createdAt"`
+	UpdatedAt     string       `dynamodbav:"updatedAt"`
+	ExpiresAt     int64        `dynamodbav:"expiresAt"`
 }
 
 func (i taskItem) task() tasks.Task {
@@ -95,7 +97,8 @@ func (i taskItem) task() tasks.Task {
 	updated, _ := time.Parse(time.RFC3339Nano, i.UpdatedAt)
 	return tasks.Task{
 		ID: i.TaskID, TenantID: i.TenantID, UserID: i.UserID, SessionID: i.SessionID, URL: i.URL, Query: i.Query,
-		Status: tasks.Status(i.Status), StepCount: i.StepCount, FailureReason: i.FailureReason, CreatedAt: created, UpdatedAt: updated,
+		Status: tasks.Status(i.Status), StepCount: i.StepCount, FailureReason: i.FailureReason, Result: i.Result, Memory: i.Memory,
+		CreatedAt: created, UpdatedAt: updated,
 	}
 }
 
@@ -107,6 +110,7 @@ type stepItem struct {
 	Action         string        `dynamodbav:"action"`
 	ModelAction    string        `dynamodbav:"modelAction,omitempty"`
 	PreviousReport *tasks.Report `dynamodbav:"previousReport,omitempty"`
+	UserMessage    string        `dynamodbav:"userMessage,omitempty"`
 	URL            string        `dynamodbav:"url"`
 	Usage          tasks.Usage   `dynamodbav:"usage"`
 	Model          string        `dynamodbav:"model,omitempty"`
@@ -121,7 +125,7 @@ func (i stepItem) step() tasks.Step {
 	created, _ := time.Parse(time.RFC3339Nano, i.CreatedAt)
 	return tasks.Step{
 		Index: i.StepIndex, Thought: i.Thought, Action: i.Action, ModelAction: i.ModelAction, PreviousReport: i.PreviousReport,
-		URL: i.URL, Usage: i.Usage, Model: i.Model, LLMAttempts: i.LLMAttempts,
+		UserMessage: i.UserMessage, URL: i.URL, Usage: i.Usage, Model: i.Model, LLMAttempts: i.LLMAttempts,
 		LLMLatency: time.Duration(i.LLMLatencyMs) * time.Millisecond, Duration: time.Duration(i.DurationMs) * time.Millisecond,
 		CreatedAt: created,
 	}
@@ -198,7 +202,7 @@ func (s *Store) StepItems(task tasks.Task, isNew bool, step tasks.Step, status t
 	header := taskItem{
 		PK: taskPK(task.TenantID, task.ID), SK: "TASK",
 		TaskID: task.ID, TenantID: task.TenantID, UserID: task.UserID, SessionID: task.SessionID, URL: task.URL, Query: task.Query,
-		Status: string(status), StepCount: task.StepCount + 1, FailureReason: task.FailureReason,
+		Status: string(status), StepCount: task.StepCount + 1, FailureReason: task.FailureReason, Result: task.Result, Memory: task.Memory,
 		CreatedAt: now.Format(time.RFC3339Nano), UpdatedAt: now.Format(time.RFC3339Nano), ExpiresAt: expires,
 	}
 	if !task.CreatedAt.IsZero() {
@@ -227,7 +231,7 @@ func (s *Store) StepItems(task tasks.Task, isNew bool, step tasks.Step, status t
 	}
 	stepAV, err := attributevalue.MarshalMap(stepItem{
 		PK: header.PK, SK: stepSK(step.Index), StepIndex: step.Index, Thought: step.Thought, Action: step.Action,
-		ModelAction: step.ModelAction, PreviousReport: step.PreviousReport, URL: step.URL, Usage: step.Usage, Model: step.Model,
+		ModelAction: step.ModelAction, PreviousReport: step.PreviousReport, UserMessage: step.UserMessage, URL: step.URL, Usage: step.Usage, Model: step.Model,
 		LLMAttempts: step.LLMAttempts, LLMLatencyMs: step.LLMLatency.Milliseconds(), DurationMs: step.Duration.Milliseconds(),
 		CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: expires,
 	})
