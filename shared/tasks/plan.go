@@ -1,5 +1,7 @@
 package tasks
 
+import "time"
+
 // Plan is the task's plan (SERVER_SIDE_AGENT_ARCH.md §4.9, SERVER_QA_ROADMAP.md §6–§7): steps with
 // a status, the one being worked on, and conditional steps whose branch is decided on the way.
 type Plan struct {
@@ -58,4 +60,52 @@ type Expectation struct {
 	TextDisappears []string `json:"textDisappears,omitempty" dynamodbav:"textDisappears,omitempty"`
 	// PageChanges: something on the page should change (the weakest expectation).
 	PageChanges bool `json:"pageChanges,omitempty" dynamodbav:"pageChanges,omitempty"`
+}
+
+// Verification verdicts.
+const (
+	Verified   = "verified"
+	Unverified = "failed"
+	Undecided  = "unknown"
+)
+
+// Verification is the check of a step's action against the page that followed it (a verification
+// record, kept RetentionRecordsDays).
+type Verification struct {
+	TaskID string `json:"taskId"`
+	// StepIndex is the step whose action was checked.
+	StepIndex int    `json:"stepIndex"`
+	Action    string `json:"action"`
+	// Verdict is Verified, Unverified or Undecided.
+	Verdict string `json:"verdict"`
+	// Method is how it was decided: "deterministic", "model" (the model's own evaluation in the
+	// main call) or "verifier" (a separate short call).
+	Method   string       `json:"method"`
+	Expected *Expectation `json:"expectedOutcome,omitempty"`
+	// Evidence lists what was observed (URL changed, text appeared, an error appeared, …).
+	Evidence  []string  `json:"evidence,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Correction strategies (SERVER_SIDE_AGENT_ARCH.md §4.9).
+const (
+	AlternativeSelector = "ALTERNATIVE_SELECTOR"
+	AlternativeTool     = "ALTERNATIVE_TOOL"
+	GatherInformation   = "GATHER_INFORMATION"
+	UpdatePlan          = "UPDATE_PLAN"
+	RetryWithDelay      = "RETRY_WITH_DELAY"
+)
+
+// Correction is what the agent does about a failed verification (a correction record, kept
+// RetentionRecordsDays).
+type Correction struct {
+	TaskID string `json:"taskId"`
+	// StepIndex is the step whose verification failed.
+	StepIndex int    `json:"stepIndex"`
+	Strategy  string `json:"strategy"`
+	Reason    string `json:"reason"`
+	// FailedAction is the action that failed; Action is the corrected one, once chosen.
+	FailedAction string    `json:"failedAction"`
+	Action       string    `json:"action,omitempty"`
+	CreatedAt    time.Time `json:"createdAt"`
 }
