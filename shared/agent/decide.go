@@ -2,7 +2,12 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,10 +21,14 @@ import (
 type decision struct {
 	thought string
 	action  actions.Action
+	// sections are the reply's optional blocks (plan, expectation, evaluation, …).
+	sections map[string]string
 	// modelAction is what the model answered, before any policy replaced it.
 	modelAction string
 	// note says what the server did about the choice, for later prompts ("" for nothing).
-	note        string
+	note string
+	// serverTools lists the SERVER tools run within the step.
+	serverTools []string
 	usage       llm.Usage
 	latency     time.Duration
 	attempts    int
@@ -28,81 +37,160 @@ type decision struct {
 	parseErrors []string
 }
 
-// maxReplyTokens bounds the model's reply: a thought and one action.
-const maxReplyTokens = 1024
+const (
+	// maxReplyTokens bounds the model's reply: a thought, one action and the optional blocks.
+	maxReplyTokens = 1024
+	// maxServerTools bounds the SERVER tools one step runs before a DOM action must come.
+	maxServerTools = 3
+)
 
 // decide asks the model for the next action. A reply that does not parse, names an element the
-// page lacks, or repeats an action the loop guard refuses gets one corrective retry that quotes
-// the problem (llm.CompleteParsed). A second bad reply becomes fail("…") with the reason, so the
-// step still ends cleanly, except for a model that insists on a refused loop: then the user is
-// asked what to do rather than burning steps. Only a failed LLM call is an error.
-func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page, tried map[string]int) (decision, error) {
+// page lacks, uses an unknown variable or repeats an action the loop guard refuses gets one
+// corrective retry that quotes the problem (llm.CompleteParsed). A second bad reply becomes
+// fail("…") with the reason, so the step still ends cleanly, except for a model that insists on
+// a refused loop: then the user is asked what to do rather than burning steps. A SERVER tool
+// (extractValue) is run here and the model asked again, at most maxServerTools times and while
+// the deadline allows. Only a failed LLM call is an error.
+func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page, tried map[string]int, mem *tasks.Memory) (decision, error) {
 	llmCtx, cancel := llm.WithReserve(ctx, e.writeReserve(), 0)
 	defer cancel()
 	type choice struct {
-		thought string
-		action  actions.Action
+		reply  actions.Reply
+		action actions.Action
 	}
 	var lastErr error
-	parse := func(reply string) (choice, error) {
-		thought, a, err := parseDecision(reply, pg)
-		if err == nil {
+	parse := func(text string) (choice, error) {
+		r, a, err := parseDecision(text, pg, mem.Variables)
+		if err == nil && a.Handler() == actions.DOM {
 			err = checkLoop(a, tried)
 		}
 		lastErr = err
-		return choice{thought, a}, err
+		return choice{r, a}, err
 	}
 	minBudget := e.CorrectionMinBudget
 	if minBudget <= 0 {
 		minBudget = DefaultCorrectionMinBudget
 	}
-	req := llm.Request{
-		Messages:  []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}},
-		MaxTokens: maxReplyTokens,
-	}
-	p, err := llm.CompleteParsed(llmCtx, e.LLM, req, parse,
-		"Reply again with exactly one <Thought>…</Thought> and one <Action>…</Action>, using only the actions listed and element ids present on the current page.",
-		minBudget)
-	d := decision{
-		usage: p.Usage, latency: p.Latency, attempts: p.Attempts, model: e.Model,
-		corrected: p.Corrected, parseErrors: p.ParseErrors,
-	}
-	if p.Model != "" {
-		d.model = p.Model
-	}
-	if err != nil {
-		return d, err
-	}
-	if p.Valid {
-		d.thought, d.action, d.modelAction = p.Value.thought, p.Value.action, p.Value.action.String()
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}}
+	d := decision{model: e.Model}
+	for round := 0; ; round++ {
+		p, err := llm.CompleteParsed(llmCtx, e.LLM, llm.Request{Messages: msgs, MaxTokens: maxReplyTokens}, parse,
+			"Reply again with exactly one <Thought>…</Thought> and one <Action>…</Action> (the optional blocks may stay), using only the actions listed and element ids present on the current page.",
+			minBudget)
+		d.usage.PromptTokens += p.Usage.PromptTokens
+		d.usage.CompletionTokens += p.Usage.CompletionTokens
+		d.latency += p.Latency
+		d.attempts += p.Attempts
+		d.corrected = d.corrected || p.Corrected
+		d.parseErrors = append(d.parseErrors, p.ParseErrors...)
+		if p.Model != "" {
+			d.model = p.Model
+		}
+		if err != nil {
+			return d, err
+		}
+		if !p.Valid {
+			return refused(d, p.ParseErrors[0], p.Reply, lastErr), nil
+		}
+		a := p.Value.action
+		if a.Handler() == actions.Server {
+			result := runServerTool(a, mem)
+			d.serverTools = append(d.serverTools, a.String())
+			if round+1 < maxServerTools && enoughTime(llmCtx, minBudget) {
+				msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: p.Reply},
+					llm.Message{Role: llm.RoleUser, Content: "SERVER TOOL RESULT: " + result + "\nNow choose the next action on the page."})
+				continue
+			}
+			wait, _ := actions.New("wait", time.Second)
+			d.thought, d.action, d.modelAction = p.Value.reply.Thought, wait, a.String()
+			d.note = "the server ran " + a.String() + "; no time was left to ask for the next action"
+			return d, nil
+		}
+		d.thought, d.action, d.sections, d.modelAction = p.Value.reply.Thought, a, p.Value.reply.Sections, a.String()
 		return d, nil
 	}
+}
+
+// refused ends a step whose replies could not be used.
+func refused(d decision, firstErr, reply string, lastErr error) decision {
 	var loop loopError
 	if errors.As(lastErr, &loop) {
 		ask, _ := actions.New("askUser", "I have tried "+loop.action+" several times and the page does not change. How would you like me to continue?")
 		d.thought, d.action, d.modelAction = "I keep trying the same thing without effect, so I'd rather ask you.", ask, loop.action
 		d.note = "the server refused " + loop.action + " (repeated on an unchanged page) and asked the user instead"
-		return d, nil
+		return d
 	}
-	reason := "I could not decide on a valid next action: " + p.ParseErrors[0]
+	reason := "I could not decide on a valid next action: " + firstErr
 	fail, _ := actions.New("fail", shorten(reason, 500))
-	d.thought, d.action, d.modelAction = reason, fail, p.Reply
-	return d, nil
+	d.thought, d.action, d.modelAction = reason, fail, reply
+	return d
 }
 
-func parseDecision(reply string, pg *page.Page) (string, actions.Action, error) {
-	thought, raw, err := actions.ParseReply(reply)
+func enoughTime(ctx context.Context, need time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	return !ok || time.Until(dl) >= need
+}
+
+// runServerTool carries out a SERVER tool and says what it did, for the model.
+func runServerTool(a actions.Action, mem *tasks.Memory) string {
+	args := a.Args()
+	switch a.Name() {
+	case "extractValue":
+		key, value := args[0].(string), args[1].(string)
+		if mem.Variables == nil {
+			mem.Variables = map[string]string{}
+		}
+		if _, exists := mem.Variables[key]; !exists && len(mem.Variables) >= MaxVariables {
+			return fmt.Sprintf("not stored: the task already holds %d values", MaxVariables)
+		}
+		mem.Variables[key] = shorten(value, MaxVariableValue)
+		return fmt.Sprintf("stored %s = %s; use it with useVariable(%s)", quote(key), quote(value), quote(key))
+	}
+	return a.Name() + " is not available"
+}
+
+var useVariableCall = regexp.MustCompile(`useVariable\(\s*"((?:[^"\\]|\\.)*)"\s*\)`)
+
+// substituteVariables replaces useVariable("key") in an action by the value, quoted, so that
+// the client never receives a useVariable call; an unknown key is an error for the model.
+func substituteVariables(raw string, vars map[string]string) (string, error) {
+	var missing string
+	out := useVariableCall.ReplaceAllStringFunc(raw, func(call string) string {
+		key := useVariableCall.FindStringSubmatch(call)[1]
+		v, ok := vars[key]
+		if !ok {
+			if missing == "" {
+				missing = key
+			}
+			return call
+		}
+		q, _ := json.Marshal(v)
+		return string(q)
+	})
+	if missing != "" {
+		known := slices.Sorted(maps.Keys(vars))
+		return "", fmt.Errorf("useVariable(%q): no value is stored under that key (known keys: %s); use extractValue first or write the text", missing, strings.Join(known, ", "))
+	}
+	return out, nil
+}
+
+func parseDecision(reply string, pg *page.Page, vars map[string]string) (actions.Reply, actions.Action, error) {
+	r, err := actions.ParseReplySections(reply)
 	if err != nil {
-		return "", actions.Action{}, err
+		return r, actions.Action{}, err
+	}
+	raw, err := substituteVariables(r.Action, vars)
+	if err != nil {
+		return r, actions.Action{}, err
 	}
 	a, err := actions.Parse(raw)
 	if err != nil {
-		return "", actions.Action{}, err
+		return r, actions.Action{}, err
 	}
 	if err := actions.Validate(a, pg.HasElement); err != nil {
-		return "", actions.Action{}, err
+		return r, actions.Action{}, err
 	}
-	return strings.TrimSpace(thought), a, nil
+	return r, a, nil
 }
 
 // applyPolicies enforces the server's rules on the model's choice (§4.10): finish() while a

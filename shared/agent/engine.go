@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -144,21 +145,34 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 		prevAction = last.Action
 	}
 	userMessage := takeIn(mem, st.task.Query, req, st.isNew, st.task.StepCount)
+	for k, v := range req.Variables {
+		if mem.Variables == nil {
+			mem.Variables = map[string]string{}
+		}
+		mem.Variables[k] = v
+	}
 	fp := fingerprint(req.URL, pg)
 	tried := triedOn(mem, fp)
+	chk := verifyLast(mem, st.task.ID, req.URL, fp, pg, req.Report, start)
 	rendered := page.Render(pg, focusQuery(st.task.Query, mem), e.PageBudget)
+	notes := append(finishNotes(mem), loopNotes(tried)...)
 	system, user := BuildPrompt(PromptInput{
 		Task: st.task.Query, URL: req.URL, Now: start, Memory: mem, Report: req.Report,
 		Knowledge: knowledgeChunks(know), Grammar: actions.PromptText(), Page: rendered.Text,
-		Notes: append(finishNotes(mem), loopNotes(tried)...),
+		Notes: append(notes, chk.notes...),
 	})
 
-	d, err := e.decide(ctx, system, user, pg, tried)
+	d, err := e.decide(ctx, system, user, pg, tried, mem)
 	if err != nil {
 		e.recordFailure(ctx, st, err, start)
 		return Response{}, fmt.Errorf("%w: %w", ErrLLM, err)
 	}
+	planChange, branch := updatePlan(mem, d.sections)
+	d = applyBranch(d, branch, mem.Plan)
 	d = e.applyPolicies(d, mem)
+	chk.fold(d)
+	mem.Expected = parseExpectation(d.sections["Expect"])
+	extract(mem, d.sections["Extract"])
 
 	stepIndex := st.task.StepCount
 	status := tasks.StatusActive
@@ -167,10 +181,13 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 	case actions.Completes:
 		status, respStatus = tasks.StatusCompleted, string(tasks.StatusCompleted)
 		st.task.Result, _ = d.action.Text()
+		completePlan(mem.Plan)
 	case actions.Fails:
 		status, respStatus = tasks.StatusFailed, string(tasks.StatusFailed)
 	case actions.AsksUser:
 		respStatus = StatusNeedsUserInput
+	default:
+		respStatus = orchestratorStatus(d, chk, planChange)
 	}
 
 	resp := Response{
@@ -184,6 +201,13 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 			StepCount: stepIndex + 1, MaxSteps: e.maxSteps(), PageTokens: rendered.Tokens,
 			PageTruncated: rendered.Truncated, CorrectiveRetry: d.corrected,
 		},
+		ExpectedOutcome: mem.Expected, Verification: chk.verification, Correction: chk.correction,
+		ToolAction: toolAction(d.action), ExtractedVariables: mem.Variables,
+	}
+	if p := mem.Plan; p != nil {
+		resp.Plan, resp.TotalSteps = p, len(p.Steps)
+		resp.CurrentStep = min(p.Current+1, len(p.Steps))
+		resp.StepProgress = &StepProgress{CurrentStep: resp.CurrentStep, TotalSteps: len(p.Steps), StepDescription: p.Steps[resp.CurrentStep-1].Description}
 	}
 	if respStatus == StatusNeedsUserInput {
 		q, _ := d.action.Text()
@@ -208,8 +232,8 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 	if d.modelAction != resp.Action {
 		step.ModelAction = storedModel
 	}
-	mem.Remember(tasks.Brief{Index: stepIndex, Thought: d.thought, Action: stored, Fingerprint: fp, Note: d.note})
-	if err := e.store(ctx, req, st, prevAction, step, status, resp, debugData(d, storedModel, rendered, know, system, user)); err != nil {
+	mem.Remember(tasks.Brief{Index: stepIndex, Thought: d.thought, Action: stored, URL: req.URL, Fingerprint: fp, Note: d.note})
+	if err := e.store(ctx, req, st, prevAction, step, status, resp, debugData(d, storedModel, planChange, rendered, know, system, user)); err != nil {
 		if errors.Is(err, tasks.ErrIdempotencyRace) {
 			// The same request committed first: answer what it answered.
 			if resp, found, rerr := e.replay(ctx, tenant, req); found || rerr != nil {
@@ -459,7 +483,7 @@ func knowledgeChunks(r knowledge.Result) []KnowledgeChunk {
 	return out
 }
 
-func debugData(d decision, modelAction string, rendered page.Rendered, know knowledge.Result, system, user string) map[string]any {
+func debugData(d decision, modelAction, planChange string, rendered page.Rendered, know knowledge.Result, system, user string) map[string]any {
 	return map[string]any{
 		"promptChars":          len(system) + len(user),
 		"promptTokensEstimate": page.EstimateTokens(system) + page.EstimateTokens(user),
@@ -475,5 +499,36 @@ func debugData(d decision, modelAction string, rendered page.Rendered, know know
 		"knowledgeSource":      know.Debug.Source,
 		"knowledgeChunks":      len(know.Chunks),
 		"hasOrgKnowledge":      know.HasOrgKnowledge,
+		"serverTools":          d.serverTools,
+		"planChange":           planChange,
 	}
+}
+
+// orchestratorStatus is the §4.9 state of a step that goes on: correcting after a failed
+// verification, verifying when the action is a check, planning when the plan was made or
+// changed, executing otherwise.
+func orchestratorStatus(d decision, chk checked, planChange string) string {
+	switch {
+	case chk.correction != nil:
+		return StatusCorrecting
+	case d.action.Name() == "verifySuccess":
+		return StatusVerifying
+	case strings.HasPrefix(planChange, "plan "):
+		return StatusPlanning
+	}
+	return StatusExecuting
+}
+
+// toolAction describes the action for the response's toolAction.
+func toolAction(a actions.Action) ToolAction {
+	args := a.Args()
+	for i, v := range args {
+		if d, ok := v.(time.Duration); ok {
+			args[i] = d.Seconds()
+		}
+	}
+	if args == nil {
+		args = []any{}
+	}
+	return ToolAction{ToolType: string(a.Handler()), Name: a.Name(), Arguments: args}
 }

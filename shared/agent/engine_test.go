@@ -97,8 +97,8 @@ func TestThreeStepTask(t *testing.T) {
 	f.llm.Reply(reply("The results are shown.", "finish()"))
 
 	r1 := f.step(t, Request{})
-	if r1.TaskID == "" || r1.SessionID == "" || r1.Action != `setValue(1, "wool socks")` || r1.Status != "active" || r1.CurrentStep != 1 {
-		t.Fatalf("step 1 = %+v, want a new task and session, the setValue action, active, step 1", r1)
+	if r1.TaskID == "" || r1.SessionID == "" || r1.Action != `setValue(1, "wool socks")` || r1.Status != StatusExecuting || r1.CurrentStep != 1 {
+		t.Fatalf("step 1 = %+v, want a new task and session, the setValue action, executing, step 1", r1)
 	}
 	if r1.Usage == nil || r1.Usage.PromptTokens != 120 || r1.Usage.CompletionTokens != 20 {
 		t.Errorf("usage = %+v, want 120/20 from the LLM", r1.Usage)
@@ -285,8 +285,8 @@ func TestCorrectiveRetry(t *testing.T) {
 		wantStatus string
 		wantCalls  int
 	}{
-		{"garbage then valid", []string{"I think we should click", reply("Clicking.", "click(2)")}, "click(2)", "active", 2},
-		{"unknown element then valid", []string{reply("Clicking.", "click(99)"), reply("Clicking.", "click(3)")}, "click(3)", "active", 2},
+		{"garbage then valid", []string{"I think we should click", reply("Clicking.", "click(2)")}, "click(2)", StatusExecuting, 2},
+		{"unknown element then valid", []string{reply("Clicking.", "click(99)"), reply("Clicking.", "click(3)")}, "click(3)", StatusExecuting, 2},
 		{"bad twice becomes fail", []string{"nope", "still nope"}, "", "failed", 2},
 	}
 	for _, tc := range cases {
@@ -359,8 +359,8 @@ func TestReportedFailure(t *testing.T) {
 			t.Errorf("prompt after a failure lacks %q:\n%s", want, prompt)
 		}
 	}
-	if !strings.HasPrefix(r2.Action, "verifySuccess(") || r2.Status != "active" {
-		t.Errorf("finish() right after a failure became %q (%s), want verifySuccess(...) and active", r2.Action, r2.Status)
+	if !strings.HasPrefix(r2.Action, "verifySuccess(") || r2.Status != StatusCorrecting || r2.Correction == nil {
+		t.Errorf("finish() right after a failure became %q (%s, correction %+v), want verifySuccess(...), correcting, a correction", r2.Action, r2.Status, r2.Correction)
 	}
 	f.llm.Reply(reply("Verified, done.", "finish()"))
 	if r3 := f.step(t, Request{TaskID: r.TaskID, Report: &tasks.Report{Status: "success"}}); r3.Action != "finish()" || r3.Status != "completed" {

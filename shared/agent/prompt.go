@@ -3,6 +3,8 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,9 +59,17 @@ Rules:
 - If the task cannot be done, use fail("reason").
 - Write the thought in plain, friendly language for the user: what you see and why you take this action.
 
-Reply in exactly this format and nothing else:
+Reply in this format and nothing else:
 <Thought>your reasoning</Thought>
 <Action>one action</Action>
+
+You may add these blocks, each at most once, when they help (a reply with only Thought and Action is fine):
+<Evaluation>success|failure|unknown: what your previous action did, judged on the current page</Evaluation>
+<Plan>the plan, one step per line ("1. …"), on the first step or when the plan must change; a conditional step is written "IF condition THEN continue|stop|ask_user|step N ELSE continue|stop|ask_user|step N"</Plan>
+<Step>the number of the plan step you are working on now (the steps before it are done)</Step>
+<Branch>N: true|false — whether the condition of conditional plan step N holds, once you can tell from the page</Branch>
+<Expect>what the page should show after this action, with checkable parts such as: url contains "/cart"; text "Added to cart" appears; text "Sign in" disappears; url changes; page changes</Expect>
+<Extract>key = value lines: values read on the page to keep for later steps (use them with useVariable("key"))</Extract>
 
 Actions:
 ` + grammar
@@ -91,6 +101,26 @@ func BuildPrompt(in PromptInput) (system, user string) {
 	fmt.Fprintf(&b, "\nCurrent time: %s\n", in.Now.UTC().Format(time.RFC1123))
 	fmt.Fprintf(&b, "Current URL: %s\n", quote(in.URL))
 
+	if p := mem.Plan; p != nil {
+		fmt.Fprintf(&b, "\nPlan (revision %d; [x] done, [>] current, [ ] to do, [-] skipped):\n", p.Revision)
+		for i, s := range p.Steps {
+			mark := map[string]string{tasks.PlanDone: "[x]", tasks.PlanInProgress: "[>]", tasks.PlanSkipped: "[-]", tasks.PlanFailed: "[!]"}[s.Status]
+			if mark == "" {
+				mark = "[ ]"
+			}
+			fmt.Fprintf(&b, "%s %d. %s", mark, i+1, quote(s.Description))
+			if s.Taken != "" {
+				fmt.Fprintf(&b, " (condition was %s)", s.Taken)
+			}
+			b.WriteString("\n")
+		}
+	}
+	if len(mem.Variables) > 0 {
+		b.WriteString("\nExtracted values (use them with useVariable(\"key\")):\n")
+		for _, k := range slices.Sorted(maps.Keys(mem.Variables)) {
+			fmt.Fprintf(&b, "- %s = %s\n", quote(k), quote(mem.Variables[k]))
+		}
+	}
 	if len(mem.Recent) > 0 {
 		b.WriteString("\nPrevious steps:\n")
 		if mem.Earlier > 0 {
@@ -101,7 +131,11 @@ func BuildPrompt(in PromptInput) (system, user string) {
 			if s.Note != "" {
 				fmt.Fprintf(&b, "  Server: %s\n", s.Note)
 			}
-			fmt.Fprintf(&b, "  Result: %s\n", describeReport(s.Result))
+			fmt.Fprintf(&b, "  Result: %s", describeReport(s.Result))
+			if s.Verdict == tasks.Verified || s.Verdict == tasks.Unverified {
+				fmt.Fprintf(&b, "; verification: %s", s.Verdict)
+			}
+			b.WriteString("\n")
 		}
 	}
 	if in.Report.Failed() {

@@ -23,10 +23,26 @@ type Request struct {
 	RequestHash    string
 	// Debug adds debugInfo to the response.
 	Debug bool
+	// Variables are the client's extracted variables, merged into the task's.
+	Variables map[string]string
 }
 
-// Response statuses beyond the task's own.
-const StatusNeedsUserInput = "needs_user_input"
+// Limits of extracted variables (SERVER_QA_ROADMAP.md §3).
+const (
+	MaxVariables     = 50
+	MaxVariableKey   = 100
+	MaxVariableValue = 2000
+)
+
+// Response statuses beyond the task's own: the orchestrator's state of a task that goes on
+// (SERVER_SIDE_AGENT_ARCH.md §4.9), and a task waiting for the user.
+const (
+	StatusNeedsUserInput = "needs_user_input"
+	StatusPlanning       = "planning"
+	StatusExecuting      = "executing"
+	StatusVerifying      = "verifying"
+	StatusCorrecting     = "correcting"
+)
 
 // Usage is the LLM's token usage in the response.
 type Usage struct {
@@ -53,15 +69,38 @@ type Response struct {
 	Thought string `json:"thought"`
 	Action  string `json:"action"`
 	// Result is the task's answer, given with finish("…").
-	Result             string         `json:"result,omitempty"`
-	Usage              *Usage         `json:"usage,omitempty"`
-	TaskID             string         `json:"taskId"`
-	SessionID          string         `json:"sessionId"`
-	HasOrgKnowledge    bool           `json:"hasOrgKnowledge"`
-	Status             string         `json:"status"`
-	CurrentStep        int            `json:"currentStep"`
-	UserQuestion       string         `json:"userQuestion,omitempty"`
-	MissingInformation []string       `json:"missingInformation,omitempty"`
-	Metrics            Metrics        `json:"metrics"`
-	DebugInfo          map[string]any `json:"debugInfo,omitempty"`
+	Result          string `json:"result,omitempty"`
+	Usage           *Usage `json:"usage,omitempty"`
+	TaskID          string `json:"taskId"`
+	SessionID       string `json:"sessionId"`
+	HasOrgKnowledge bool   `json:"hasOrgKnowledge"`
+	Status          string `json:"status"`
+	CurrentStep     int    `json:"currentStep"`
+	UserQuestion    string `json:"userQuestion,omitempty"`
+	// TotalSteps is the plan's length; with a plan, CurrentStep is the plan step being worked on.
+	TotalSteps         int                 `json:"totalSteps,omitempty"`
+	Plan               *tasks.Plan         `json:"plan,omitempty"`
+	StepProgress       *StepProgress       `json:"stepProgress,omitempty"`
+	ExpectedOutcome    *tasks.Expectation  `json:"expectedOutcome,omitempty"`
+	Verification       *tasks.Verification `json:"verification,omitempty"`
+	Correction         *tasks.Correction   `json:"correction,omitempty"`
+	ToolAction         ToolAction          `json:"toolAction"`
+	ExtractedVariables map[string]string   `json:"extractedVariables,omitempty"`
+	MissingInformation []string            `json:"missingInformation,omitempty"`
+	Metrics            Metrics             `json:"metrics"`
+	DebugInfo          map[string]any      `json:"debugInfo,omitempty"`
+}
+
+// StepProgress is the plan step being worked on (SERVER_QA_ROADMAP.md §7.2).
+type StepProgress struct {
+	CurrentStep     int    `json:"currentStep"`
+	TotalSteps      int    `json:"totalSteps"`
+	StepDescription string `json:"stepDescription"`
+}
+
+// ToolAction is the action as a structure (§4.9 step refinement): who executes it and with what.
+type ToolAction struct {
+	ToolType  string `json:"toolType"`
+	Name      string `json:"name"`
+	Arguments []any  `json:"arguments"`
 }

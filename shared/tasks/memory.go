@@ -42,6 +42,8 @@ type Brief struct {
 	Result *Report `json:"result,omitempty" dynamodbav:"result,omitempty"`
 	// Reported is set once the next request arrived (with or without a report).
 	Reported bool `json:"reported,omitempty" dynamodbav:"reported,omitempty"`
+	// URL is the page's address when the action was chosen.
+	URL string `json:"url,omitempty" dynamodbav:"url,omitempty"`
 	// Fingerprint identifies the page the action was chosen on, for the loop guard.
 	Fingerprint string `json:"fingerprint,omitempty" dynamodbav:"fingerprint,omitempty"`
 	// Verdict is the verification of the action, once the next page came (verified, failed, unknown).

@@ -19,6 +19,9 @@ var table = []Spec{
 	// verifySuccess goes to the extension as a checkpoint that changes nothing on the page: the next
 	// request brings the fresh page, on which the model confirms success before finish().
 	{Name: "verifySuccess", Args: []ArgSpec{text("description")}, Handler: DOM, Description: "Check on the current page that the task succeeded as described; required before finish() when an earlier step failed."},
+	// extractValue runs on the server: the value is kept with the task and the model is asked
+	// again within the same request.
+	{Name: "extractValue", Args: []ArgSpec{text("key"), {Name: "value", Kind: KindText, AllowEmpty: true}}, Handler: Server, Description: `Remember a value you read on the page for later steps, e.g. extractValue("title", "Chief Executive Officer"); runs on the server, then you choose the next action. Use a remembered value in an action with useVariable("key") in place of a string, e.g. setValue(4, useVariable("title")).`},
 	{Name: "finish", Args: []ArgSpec{optional(text("result"))}, Handler: DOM, Effect: Completes, Description: `The task is done; when the user asked for information, give the answer as the result, e.g. finish("The price is $10.99").`},
 	{Name: "fail", Args: []ArgSpec{optional(text("reason"))}, Handler: DOM, Effect: Fails, Description: "The task cannot be done; say why."},
 }
