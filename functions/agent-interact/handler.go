@@ -41,6 +41,8 @@ type interactBody struct {
 	SessionID        string             `json:"sessionId"`
 	LastActionStatus string             `json:"lastActionStatus"`
 	LastActionError  *tasks.ActionError `json:"lastActionError"`
+	// ExtractedVariables are values the client kept for the task (SERVER_QA_ROADMAP.md §3).
+	ExtractedVariables map[string]string `json:"extractedVariables"`
 }
 
 // metricsEmitter records a step's figures (CloudWatch EMF).
@@ -129,9 +131,13 @@ func validate(b interactBody) (agent.Request, error) {
 	if err != nil {
 		return req, err
 	}
+	if err := agent.ValidateVariables(b.ExtractedVariables); err != nil {
+		return req, err
+	}
 	return agent.Request{
 		URL: *b.URL, Query: strings.TrimSpace(*b.Query), DOM: *b.DOM,
 		TaskID: strings.ToLower(b.TaskID), SessionID: strings.ToLower(b.SessionID), Report: report,
+		Variables: b.ExtractedVariables,
 	}, nil
 }
 

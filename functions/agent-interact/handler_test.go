@@ -61,6 +61,11 @@ func TestRequestValidation(t *testing.T) {
 		{"error with success", valid + `,"lastActionStatus":"success","lastActionError":{"message":"x"}}`, "lastActionError"},
 		{"negative element", valid + `,"lastActionError":{"elementId":-1}}`, "lastActionError.elementId"},
 		{"long error message", valid + `,"lastActionError":{"message":"` + strings.Repeat("m", 2001) + `"}}`, "lastActionError.message"},
+		{"variables", valid + `,"extractedVariables":{"title":"CEO"}}`, ""},
+		{"long variable", valid + `,"extractedVariables":{"title":"` + strings.Repeat("v", 2001) + `"}}`, "extractedVariables.title"},
+		{"empty variable key", valid + `,"extractedVariables":{"":"x"}}`, "extractedVariables"},
+		{"variables not strings", valid + `,"extractedVariables":{"n":1}}`, "extractedVariables"},
+		{"too many variables", valid + `,"extractedVariables":{` + manyVariables(51) + `}}`, "extractedVariables"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,4 +138,12 @@ func TestMetricsAreEmitted(t *testing.T) {
 	if !strings.Contains(emf.String(), `"PromptTokens":900`) || !strings.Contains(emf.String(), `"CloudWatchMetrics"`) {
 		t.Errorf("EMF line = %q, want the step's figures", emf)
 	}
+}
+
+func manyVariables(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf(`"k%d":"v"`, i)
+	}
+	return strings.Join(parts, ",")
 }

@@ -3,8 +3,12 @@
 package agent
 
 import (
+	"fmt"
+	"unicode/utf8"
+
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/validation"
 )
 
 // Request is one POST /api/agent/interact, validated by the handler.
@@ -33,6 +37,23 @@ const (
 	MaxVariableKey   = 100
 	MaxVariableValue = 2000
 )
+
+// ValidateVariables checks the client's extractedVariables against the limits; the error names
+// the offending field.
+func ValidateVariables(vars map[string]string) error {
+	if len(vars) > MaxVariables {
+		return &validation.Error{Field: "extractedVariables", Reason: fmt.Sprintf("must have at most %d keys", MaxVariables)}
+	}
+	for k, v := range vars {
+		switch {
+		case k == "" || utf8.RuneCountInString(k) > MaxVariableKey:
+			return &validation.Error{Field: "extractedVariables", Reason: fmt.Sprintf("keys must be 1 to %d characters", MaxVariableKey)}
+		case utf8.RuneCountInString(v) > MaxVariableValue:
+			return &validation.Error{Field: "extractedVariables." + k, Reason: fmt.Sprintf("must be at most %d characters", MaxVariableValue)}
+		}
+	}
+	return nil
+}
 
 // Response statuses beyond the task's own: the orchestrator's state of a task that goes on
 // (SERVER_SIDE_AGENT_ARCH.md §4.9), and a task waiting for the user.
