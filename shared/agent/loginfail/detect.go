@@ -39,8 +39,17 @@ func (m match) better(k Kind) bool {
 	return !m.found || priority[k] < priority[m.kind]
 }
 
+// loginOnly are the kinds that only a login page can report: elsewhere "Two-factor
+// authentication" is a settings heading and "you were signed out" a notice about other
+// devices.
+func loginOnly(k Kind) bool { return k == KindMFARequired || k == KindSessionExpired }
+
 // scan looks for the most important new message on cur. only, when set, limits the kinds.
 func scan(prev, cur Page, curLogin bool, only func(Kind) bool) match {
+	if !curLogin {
+		limit := only
+		only = func(k Kind) bool { return !loginOnly(k) && (limit == nil || limit(k)) }
+	}
 	seenAlerts := sentenceSet(prev.Alerts)
 	seenAny := sentenceSet(prev.Alerts, []string{prev.Title}, prev.Texts)
 	var best match
@@ -81,7 +90,12 @@ func consider(best match, s string, src source, curLogin bool, seen map[string]b
 	short := runeCountAtMost(st, weakMaxRunes)
 	var hint []int
 	hintDone := false
+	found := match{}
+	var langs []string
 	for _, r := range rules {
+		if found.found && priority[r.kind] > priority[found.kind] {
+			continue
+		}
 		if !best.better(r.kind) || (only != nil && !only(r.kind)) || (r.weak && !(short && (src != fromText || curLogin))) {
 			continue
 		}
@@ -97,9 +111,28 @@ func consider(best match, s string, src source, curLogin bool, seen map[string]b
 		if hint != nil && hint[0] < loc[1] {
 			continue
 		}
-		best = match{found: true, kind: r.kind, lang: r.lang, evidence: st}
+		if !found.found || priority[r.kind] < priority[found.kind] {
+			found, langs = match{found: true, kind: r.kind, lang: r.lang, evidence: st}, nil
+		}
+		langs = append(langs, r.lang)
 	}
-	return best
+	if !found.found {
+		return best
+	}
+	found.lang = language(langs, f)
+	return found
+}
+
+// language picks, among the languages whose rules matched a sentence (in rule order),
+// the one with the most markers in it; the first on a tie.
+func language(langs []string, folded string) string {
+	lang, most := langs[0], -1
+	for _, l := range langs {
+		if n := markerCount(l, folded); n > most {
+			lang, most = l, n
+		}
+	}
+	return lang
 }
 
 // sentenceSet is the folded sentences of some texts, to tell the new ones on the next page.

@@ -102,7 +102,7 @@ var rules = []rule{
 		`\b(konto|benutzerkonto|account|benutzer|nutzer|benutzername|e-mail-adresse)\b.{0,30}\b(nicht gefunden|existiert nicht|nicht registriert|ist unbekannt|nicht bekannt)\b`,
 		`\bunbekannte[rs]? (benutzer|benutzername|e-mail-adresse|e-mail|konto)\b`),
 	strong(KindAccountLocked, "de",
-		`\b(konto|benutzerkonto|account|zugang|kundenkonto)\b.{0,40}\b(ist|wurde|wurden)\b.{0,20}\b(gesperrt|deaktiviert|blockiert)\b`,
+		`\b(konto|benutzerkonto|account|zugang|kundenkonto)\b.{0,40}\b(ist|wurde|wurden)\b.{0,40}\b(gesperrt|deaktiviert|blockiert)\b`,
 		`\b(konto|benutzerkonto|account|zugang) (gesperrt|deaktiviert|blockiert)\b`),
 	strong(KindTooManyAttempts, "de",
 		`\bzu viele\b.{0,30}\b(versuche|anmeldeversuche|fehlversuche|login-versuche|anfragen)\b`),
@@ -274,6 +274,7 @@ var rules = []rule{
 	strong(KindTooManyAttempts, "ru", `\bслишком много (попыток|запросов|неудачных попыток)\b`),
 	strong(KindCaptcha, "ru",
 		`\bя не робот\b`,
+		`\bвведите (код с картинки|символы с картинки|символы с изображения|капчу)\b`,
 		`\b(капча|captcha|код с картинки)\b.{0,30}\b(неверн|введите|обязательн|не пройдена)`,
 		`\bподтвердите что вы не робот\b`),
 	strong(KindMFAInvalid, "ru",
@@ -374,6 +375,33 @@ var rules = []rule{
 	strong(KindMFARequired, "zh",
 		`(验证码|驗證碼|动态码|動態碼)(已发送|已發送|已经发送|已經發送)`,
 		`(双重|雙重|两步|兩步|二次|双因素|雙因素)(验证|驗證|认证|認證)`),
+}
+
+// markers are words frequent in one language and rare in the others it shares message
+// patterns with ("usuario … inválidos" is Spanish and Portuguese): when rules of several
+// languages match a sentence, the language with the most of its markers in it wins.
+var markers = map[string]*regexp.Regexp{
+	"en": markerSet(`the`, `your`, `you`, `or`, `and`, `is`, `was`, `has`, `been`, `please`, `try`, `again`, `we`),
+	"de": markerSet(`der`, `die`, `das`, `ihr`, `ihre`, `oder`, `und`, `ist`, `wurde`, `bitte`, `sie`, `nicht`),
+	"fr": markerSet(`le`, `la`, `les`, `votre`, `vos`, `ou`, `et`, `est`, `pas`, `veuillez`, `vous`, `de`),
+	"es": markerSet(`el`, `los`, `las`, `tu`, `su`, `o`, `y`, `es`, `ha`, `contraseña`, `cuenta`, `sesión`, `una`),
+	"it": markerSet(`il`, `gli`, `tuo`, `tua`, `o`, `e`, `è`, `stato`, `stata`, `non`, `riprova`, `di`),
+	"pt": markerSet(`ou`, `senha`, `não`, `você`, `seu`, `sua`, `foi`, `do`, `da`, `em`, `uma`, `conta`, `sessão`),
+	"nl": markerSet(`de`, `het`, `een`, `uw`, `je`, `of`, `en`, `is`, `niet`, `opnieuw`, `wachtwoord`),
+}
+
+func markerSet(words ...string) *regexp.Regexp {
+	return regexp.MustCompile(foldPattern(`\b(` + strings.Join(words, "|") + `)\b`))
+}
+
+// markerCount counts the markers of lang in a folded sentence; matches of the words
+// consume their spaces, so the sentence is searched with its spaces doubled.
+func markerCount(lang, folded string) int {
+	m := markers[lang]
+	if m == nil {
+		return 0
+	}
+	return len(m.FindAllStringIndex(strings.ReplaceAll(folded, " ", "  "), -1))
 }
 
 // hints are what makes a sentence that matches a rule a hint, a rule of the site, a help

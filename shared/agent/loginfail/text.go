@@ -1,6 +1,7 @@
 package loginfail
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -56,9 +57,16 @@ func fold(s string) string {
 	return b.String()
 }
 
+// window is a gap of up to N characters between two words of a pattern, written
+// \b.{0,N}\b.
+var window = regexp.MustCompile(`\\b\.\{0,(\d+)\}\\b`)
+
 // foldPattern brings a pattern's source to the form of folded text without touching its
 // syntax: the same decomposition, marks, case and letter mappings as fold, and \b (a word
-// edge) as a space. Patterns are written in lower case with only lower-case escapes.
+// edge) as a space. A window between two words becomes "a space, then optionally up to N
+// characters and a space", so that adjacent words, whose single space both edges would
+// otherwise need, match too. Patterns are written in lower case with only lower-case
+// escapes.
 func foldPattern(p string) string {
 	var b strings.Builder
 	for _, r := range norm.NFKD.String(p) {
@@ -72,7 +80,7 @@ func foldPattern(p string) string {
 			b.WriteRune(unicode.ToLower(r))
 		}
 	}
-	return strings.ReplaceAll(b.String(), `\b`, " ")
+	return strings.ReplaceAll(window.ReplaceAllString(b.String(), ` (?:.{0,$1} )?`), `\b`, " ")
 }
 
 // sentences calls fn with each sentence of text, trimmed and with its whitespace
