@@ -136,7 +136,7 @@ func empty(p Page) bool {
 var (
 	// loginPlace is a login URL's path or query, or a login title, folded: the word for
 	// signing in in each language, as a word of its own.
-	loginPlace = regexp.MustCompile(foldPattern(`\b(login|log-?in|log-?on|sign-?in|sign-?on|signin|sso|authenticate|authentication|anmelden|anmeldung|einloggen|connexion|se connecter|identification|iniciar sesión|iniciar-sesion|acceder|accedi|accesso|entrar|fazer login|вход|войти|авторизация|inloggen|aanmelden|inlog)\b|ログイン|サインイン|登录|登錄|登入`))
+	loginPlace = regexp.MustCompile(foldPattern(`\b(login|log[- ]?in|log[- ]?on|sign[- ]?in|sign[- ]?on|signin|sso|authenticate|authentication|anmelden|anmeldung|einloggen|connexion|se connecter|identification|iniciar sesión|iniciar-sesion|acceder|accedi|accesso|entrar|fazer login|вход|войти|авторизация|inloggen|aanmelden|inlog)\b|ログイン|サインイン|登录|登錄|登入`))
 	// oneTimeCode is a second-factor code field's name, label or autocomplete.
 	oneTimeCode  = regexp.MustCompile(foldPattern(`\b(one-time-code|otp|totp|mfa|2fa|tfa|one-time|onetime|passcode|(verification|security|auth|authentication|sms|approval|two-factor) ?code|bestätigungscode|sicherheitscode|verifizierungscode|code de vérification|código de verificación|codice di verifica|código de verificação|код подтверждения|одноразовый код|verificatiecode|beveiligingscode)\b|確認コード|認証コード|ワンタイムパスワード|短信验证码|动态码|動態碼`))
 	captchaField = regexp.MustCompile(foldPattern(`captcha|\b(security check|are you human|kein roboter|pas un robot|no soy un robot|non sono un robot|não sou um robô|не робот|geen robot)\b|画像認証|图形验证码|圖形驗證碼`))
