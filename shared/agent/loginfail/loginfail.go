@@ -196,3 +196,35 @@ func urlPlace(u string) string {
 func helpPage(p Page) bool {
 	return helpPlace.MatchString(fold(urlPlace(p.URL))) || helpPlace.MatchString(fold(p.Title))
 }
+
+// FieldOf turns an element into a Field from its tag and a lookup of its attributes (a
+// parsed page element's Attr method fits). ok is false for what a person does not type
+// into or pick from: buttons, hidden inputs, anything that is not an input, a textarea or
+// a select.
+func FieldOf(tag string, attr func(name string) (string, bool)) (f Field, ok bool) {
+	get := func(name string) string {
+		v, _ := attr(name)
+		return strings.TrimSpace(v)
+	}
+	switch tag = strings.ToLower(tag); tag {
+	case "input":
+		f.Type = strings.ToLower(get("type"))
+		switch f.Type {
+		case "":
+			f.Type = "text"
+		case "submit", "button", "reset", "image", "hidden":
+			return Field{}, false
+		}
+	case "textarea", "select":
+		f.Type = tag
+	default:
+		return Field{}, false
+	}
+	f.Name, f.Autocomplete = get("name"), get("autocomplete")
+	for _, name := range []string{"aria-label", "placeholder", "title"} {
+		if f.Label = get(name); f.Label != "" {
+			break
+		}
+	}
+	return f, true
+}
