@@ -92,11 +92,15 @@ func consider(best match, s string, src source, curLogin bool, seen map[string]b
 	hintDone := false
 	found := match{}
 	var langs []string
-	for _, r := range rules {
+	candidates := index.candidates(f)
+	for i, r := range rules {
 		if found.found && priority[r.kind] > priority[found.kind] {
 			continue
 		}
 		if !best.better(r.kind) || (only != nil && !only(r.kind)) || (r.weak && !(short && (src != fromText || curLogin))) {
+			continue
+		}
+		if !candidates[i] {
 			continue
 		}
 		loc := r.re.FindStringIndex(f)

@@ -1,6 +1,7 @@
 package loginfail
 
 import (
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"testing"
@@ -313,6 +314,35 @@ func TestFieldOf(t *testing.T) {
 		got, ok := FieldOf(tc.tag, attrs(tc.attrs))
 		if ok != tc.ok || got != tc.want {
 			t.Errorf("%s: FieldOf = %+v, %v; want %+v, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestRequiredLiterals(t *testing.T) {
+	for _, tc := range []struct {
+		re   string
+		want []string // nil: none
+	}{
+		{`abc`, []string{"abc"}},
+		{`(?:invalid|wrong) password`, []string{" password"}},
+		{`x(?:ab|cd)y?`, []string{"ab", "cd"}},
+		{`(?:foo|b*)`, nil},
+		{`a.{0,3}b`, []string{"a"}},
+		{`(?:abc)+`, []string{"abc"}},
+		{`(?:abc){0,2}`, nil},
+	} {
+		parsed, err := syntax.Parse(tc.re, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := requiredLiterals(parsed.Simplify())
+		if ok != (tc.want != nil) || !slices.Equal(got, tc.want) {
+			t.Errorf("requiredLiterals(%q) = %q, %v; want %q", tc.re, got, ok, tc.want)
+		}
+	}
+	if len(index.always) != 0 {
+		for _, i := range index.always {
+			t.Errorf("rule %s/%s has no literal of two bytes or more: it runs on every sentence", rules[i].kind, rules[i].lang)
 		}
 	}
 }

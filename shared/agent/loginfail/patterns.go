@@ -1,7 +1,9 @@
 package loginfail
 
 import (
+	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 )
 
@@ -17,13 +19,132 @@ type rule struct {
 	// or on a login page.
 	weak bool
 	re   *regexp.Regexp
+	// literals holds strings one of which every match contains (nil when there are
+	// none): see literalIndex.
+	literals []string
 }
 
 func newRule(kind Kind, lang string, weak bool, alternatives ...string) rule {
 	for i, a := range alternatives {
 		alternatives[i] = foldPattern(a)
 	}
-	return rule{kind: kind, lang: lang, weak: weak, re: regexp.MustCompile("(?:" + strings.Join(alternatives, ")|(?:") + ")")}
+	src := "(?:" + strings.Join(alternatives, ")|(?:") + ")"
+	parsed, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		panic(fmt.Sprintf("loginfail: rule %s/%s: %v", kind, lang, err))
+	}
+	lits, _ := requiredLiterals(parsed.Simplify())
+	return rule{kind: kind, lang: lang, weak: weak, re: regexp.MustCompile(src), literals: lits}
+}
+
+// A literalIndex tells which rules may match a sentence from the literals it contains.
+// Go runs regular expressions without a DFA, and with the windows between words, running
+// every rule on every sentence costs about a millisecond a sentence; looking each
+// literal up with strings.Contains still costs tens of microseconds. The index looks
+// at each position of the sentence once, by the two bytes found there.
+type literalIndex struct {
+	always   []int // rules without literals
+	byPrefix map[string][]indexedLiteral
+	n        int
+}
+
+type indexedLiteral struct {
+	lit   string
+	rules []int
+}
+
+func newLiteralIndex(rs []rule) literalIndex {
+	ix := literalIndex{byPrefix: map[string][]indexedLiteral{}, n: len(rs)}
+	at := map[string]int{} // literal -> its position in byPrefix[prefix]
+	for i, r := range rs {
+		// A literal of one byte would be looked up at every position: such a rule
+		// (there is none today) is simply always tried.
+		if r.literals == nil || shortest(r.literals) < 2 {
+			ix.always = append(ix.always, i)
+			continue
+		}
+		for _, l := range r.literals {
+			p := l[:2]
+			j, ok := at[l]
+			if !ok {
+				j = len(ix.byPrefix[p])
+				at[l] = j
+				ix.byPrefix[p] = append(ix.byPrefix[p], indexedLiteral{lit: l})
+			}
+			if rules := ix.byPrefix[p][j].rules; len(rules) == 0 || rules[len(rules)-1] != i {
+				ix.byPrefix[p][j].rules = append(rules, i)
+			}
+		}
+	}
+	return ix
+}
+
+// candidates reports, for each rule, whether the folded sentence contains one of its
+// literals.
+func (ix literalIndex) candidates(folded string) []bool {
+	out := make([]bool, ix.n)
+	for _, i := range ix.always {
+		out[i] = true
+	}
+	for i := 0; i+2 <= len(folded); i++ {
+		for _, il := range ix.byPrefix[folded[i:i+2]] {
+			if strings.HasPrefix(folded[i:], il.lit) {
+				for _, r := range il.rules {
+					out[r] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// requiredLiterals finds strings one of which every match of re contains: a literal is
+// its own; a concatenation needs what any of its parts needs (the part whose shortest
+// string is longest is the most selective); an alternation needs what one of its
+// branches needs, so all of them, and only when each branch has some. ok is false when
+// re can match without any literal (a class, an optional part).
+func requiredLiterals(re *syntax.Regexp) (lits []string, ok bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return nil, false
+		}
+		return []string{string(re.Rune)}, true
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiterals(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiterals(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		best := -1
+		for _, sub := range re.Sub {
+			if l, ok := requiredLiterals(sub); ok && shortest(l) > best {
+				lits, best = l, shortest(l)
+			}
+		}
+		return lits, best >= 0
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			l, ok := requiredLiterals(sub)
+			if !ok {
+				return nil, false
+			}
+			lits = append(lits, l...)
+		}
+		return lits, true
+	}
+	return nil, false
+}
+
+func shortest(lits []string) int {
+	n := -1
+	for _, l := range lits {
+		if n < 0 || len(l) < n {
+			n = len(l)
+		}
+	}
+	return n
 }
 
 func strong(kind Kind, lang string, alternatives ...string) rule {
@@ -406,6 +527,9 @@ func markerCount(lang, folded string) int {
 	}
 	return len(m.FindAllStringIndex(strings.ReplaceAll(folded, " ", "  "), -1))
 }
+
+// index finds the rules worth running on a sentence.
+var index = newLiteralIndex(rules)
 
 // hints are what makes a sentence that matches a rule a hint, a rule of the site, a help
 // text or a question rather than a message about this attempt: conditionals ("if your

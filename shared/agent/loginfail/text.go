@@ -14,7 +14,7 @@ const (
 	// terms), never the message a login form shows, and are not matched at all.
 	maxSentenceRunes = 300
 	// maxSentences bounds the work on one page: a page is untrusted and may be huge.
-	maxSentences = 4000
+	maxSentences = 10000
 )
 
 // fold is the form in which sentences are matched: lower case, without diacritics
