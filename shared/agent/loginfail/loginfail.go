@@ -1,33 +1,41 @@
 // Package loginfail tells, after an action on a login page, whether the login failed in
-// a way that only the user can fix (wrong credentials, a locked account, a CAPTCHA, a
-// second factor, an expired session), so that the engine asks the user instead of letting
-// the model retry.
+// a way that only the user can fix (wrong credentials, an unknown or locked account,
+// throttling, a CAPTCHA, a second factor, an expired session), so that the engine asks
+// the user instead of letting the model retry.
 //
 // The input is plain data, so the package depends on no other agent package:
 //
 //	res := loginfail.Detect(prev, cur, "click(12)")
 //	if res.Failed {
-//		// answer needs_user_input with res.UserQuestion
+//		// answer needs_user_input with res.UserQuestion; res.Kind, res.Evidence and
+//		// res.Language say what the site said, for the records
 //	}
 //
 // prev is the page the action was taken on and cur the page the client sends now. A
 // [Page] is its URL, title, visible text lines in document order, input fields and the
 // text of its alert containers (role=alert, aria-live, error-classed elements); [FieldOf]
-// turns an element's tag and attributes into a [Field].
+// turns an element's tag and attributes into a [Field], and [IsLoginPage] is the test
+// Detect applies to both pages.
 //
-// A login has failed when the previous page was a login page ([IsLoginPage]: a password
-// or one-time-code field, or a login URL or title), the action could have submitted it
-// (click, pressKey, submit, setValue — forms that submit themselves —, or wait), and the
-// current page is a login page that shows a message about the login, or a short page, an
-// alert or a title that does. An expired session is also reported when any page led to a
-// login page that says the session ended. Messages are recognized in English, German,
-// French, Spanish, Italian, Portuguese, Russian, Dutch, Japanese and Chinese, on folded
-// text (case, diacritics, full-width forms and whitespace do not matter), sentence by
-// sentence, and only when they are new: a sentence the previous page already showed is
-// the site's static text or an error already reported, and reporting it again would ask
-// the user on every step while the agent refills the form. Hints, policies and questions
-// ("Forgot your password?", "Passwords are case-sensitive", "If your account is locked…",
-// "protected by reCAPTCHA") and pages of help centres and blogs are not failures.
+// A login has failed when the previous page was a login page (a password or one-time-code
+// field, or a login URL or title, unless it is a help page), the action could have
+// submitted it (the interact grammar's click, pressKey, setValue — some forms submit
+// themselves — and wait, the run API's click, press, type and submit), and the current
+// page is a login page that shows a message about the login, or another page whose
+// alerts or title do, or whose text does when it is short (error pages are; an inbox
+// listing "Login failed for build #42" is not). A CAPTCHA or one-time-code field that the
+// action made appear counts too. An expired session is also reported when any page led
+// to a login page that says the session ended.
+//
+// Messages are recognized in English, German, French, Spanish, Italian, Portuguese,
+// Russian, Dutch, Japanese and Chinese, sentence by sentence on folded text (case,
+// diacritics, full-width forms and whitespace do not matter), and only when they are new:
+// a sentence the previous page already showed is the site's static text or an error
+// already reported, and reporting it again would ask the user on every step while the
+// agent refills the form. Hints, policies and links ("Forgot your password?", "Passwords
+// are case-sensitive", "If your account is locked…", "protected by reCAPTCHA") and help
+// centres and blogs are not failures. The labelled corpus in testdata/corpus measures
+// precision and recall (corpus_test.go).
 //
 // Detect never fails and bounds its work on any input: the page is untrusted.
 package loginfail
@@ -123,7 +131,7 @@ func submits(action string) bool {
 		name = name[:i]
 	}
 	switch strings.ToLower(name) {
-	case "click", "presskey", "submit", "setvalue", "wait", "type", "press", "tap":
+	case "click", "presskey", "setvalue", "wait", "press", "type", "submit":
 		return true
 	}
 	return false
