@@ -162,10 +162,12 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 		Notes: append(notes, chk.notes...),
 	})
 
-	d, err := e.decide(ctx, system, user, pg, tried, mem)
-	if err != nil {
-		e.recordFailure(ctx, st, err, start)
-		return Response{}, fmt.Errorf("%w: %w", ErrLLM, err)
+	d, loginFailed := checkLogin(mem, loginView(req.URL, pg))
+	if !loginFailed {
+		if d, err = e.decide(ctx, system, user, pg, tried, mem); err != nil {
+			e.recordFailure(ctx, st, err, start)
+			return Response{}, fmt.Errorf("%w: %w", ErrLLM, err)
+		}
 	}
 	planChange, branch := updatePlan(mem, d.sections)
 	d = applyBranch(d, branch, mem.Plan)

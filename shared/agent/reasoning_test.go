@@ -164,3 +164,22 @@ func TestParsePlanAndExpectation(t *testing.T) {
 		t.Errorf("an empty expectation parsed to something")
 	}
 }
+
+func TestAFailedLoginIsHandedToTheUser(t *testing.T) {
+	f := newFixture(t)
+	login := `<h1>Sign in</h1><form><input id="5" type="email"/><input id="6" type="password"/><button id="7">Sign in</button></form>`
+	failed := `<h1>Sign in</h1><p role="alert">Invalid email or password.</p><form><input id="5" type="email"/><input id="6" type="password"/><button id="7">Sign in</button></form>`
+	f.llm.Reply(reply("Signing in.", "click(7)"))
+	r := f.step(t, Request{URL: "https://app.example/login", DOM: login, Query: "log in and open my invoices"})
+	calls := f.llm.Calls()
+	r2 := f.step(t, Request{TaskID: r.TaskID, URL: "https://app.example/login", DOM: failed, Query: "log in and open my invoices", Report: &tasks.Report{Status: "success"}})
+	if r2.Status != StatusNeedsUserInput || !strings.Contains(r2.UserQuestion, "Invalid email or password") || f.llm.Calls() != calls {
+		t.Errorf("after a rejected login = %s %q with %d more LLM calls; want needs_user_input quoting the site, no LLM call", r2.Status, r2.UserQuestion, f.llm.Calls()-calls)
+	}
+	// The user's answer reaches the model, which logs in again; no question on a clean page.
+	f.llm.Reply(reply("Trying the new password.", `setValue(6, "correct horse")`))
+	r3 := f.step(t, Request{TaskID: r.TaskID, URL: "https://app.example/login", DOM: failed, Query: "the password is correct horse", Report: &tasks.Report{Status: "success"}})
+	if r3.Action != `setValue(6, "correct horse")` {
+		t.Errorf("after the answer = %s, want the model's action", r3.Action)
+	}
+}

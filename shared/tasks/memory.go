@@ -15,6 +15,9 @@ type Memory struct {
 	// Page is the digest of the page the last step was decided on (page.Digest's encoding),
 	// for the new-element marks and the verification of the last action.
 	Page []byte `json:"-" dynamodbav:"page,omitempty"`
+	// LoginPage is the last page when it was a login page (loginfail.Page as JSON), so that the
+	// next step can tell whether the login failed.
+	LoginPage []byte `json:"-" dynamodbav:"loginPage,omitempty"`
 	// Plan is the task's plan, when one was made.
 	Plan *Plan `json:"plan,omitempty" dynamodbav:"plan,omitempty"`
 	// Variables are the values extracted or given for the task (SERVER_QA_ROADMAP.md §3).
