@@ -137,7 +137,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 	}
 
 	pg := page.Parse(req.DOM)
-	rendered := page.Render(pg, req.Query, e.PageBudget)
+	rendered := page.Render(pg, page.Options{Query: req.Query, Budget: e.PageBudget})
 	notes := finishNotes(st.history, req.Report)
 	system, user := BuildPrompt(PromptInput{
 		Task: st.task.Query, URL: req.URL, Now: start, History: st.history, Report: req.Report,
