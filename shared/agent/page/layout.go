@@ -6,12 +6,13 @@ import (
 )
 
 const (
-	oneLineMax = 200 // runes: a block whose content fits renders as one line
-	rowMax     = 600 // runes: a table row stays one line up to this size
-	maxChunk   = 300 // runes of a line of running text; longer runs are split
-	maxIndent  = 10  // levels of indentation; deeper containers do not indent further
-	maxLabel   = 80  // runes of a container's label in its header line
-	labelScan  = 24  // nodes searched for a container's heading
+	oneLineMax  = 200 // runes: a block whose content fits renders as one line
+	rowMax      = 600 // runes: a table row stays one line up to this size
+	maxListItem = 48  // runes: a list whose items are all this short may be one line
+	maxChunk    = 300 // runes of a line of running text; longer runs are split
+	maxIndent   = 10  // levels of indentation; deeper containers do not indent further
+	maxLabel    = 80  // runes of a container's label in its header line
+	labelScan   = 24  // nodes searched for a container's heading
 )
 
 // layout is the page as an outline: lines in document order, each with the elements it
@@ -50,9 +51,10 @@ type overlay struct {
 	node      int32
 	lo, hi    int32 // its elements
 	labelNode int32 // the node its label comes from, -1 for none
-	kind   OverlayKind
-	label  string
-	modal  bool
+	kind      OverlayKind
+	dialog    OverlayKind // the dialog kind it was found as, "" for a banner
+	label     string
+	modal     bool
 }
 
 // builder lays a page out.
@@ -88,12 +90,33 @@ func buildLayout(p *Page) *layout {
 	b.findOverlays()
 	b.lay.sigs = make([]uint64, len(p.elements))
 	for i, e := range p.elements {
-		b.lay.sigs[i] = signature(e, "")
+		b.lay.sigs[i] = signature(e, b.context(i))
 	}
 	if n > 0 {
 		b.children(0, 0)
 	}
 	return b.lay
+}
+
+// context is the text around element i that tells it apart from its look-alikes: the
+// text of its list item, row, or the largest small block around it.
+func (b *builder) context(i int) string {
+	nodes := b.p.nodes
+	c := nodes[b.p.info[i].node].parent
+	for c > 0 && !b.block[c] {
+		c = nodes[c].parent
+	}
+	for c > 0 && !b.isItem(c) {
+		par := nodes[c].parent
+		if par <= 0 || !b.block[par] || b.size[par] > oneLineMax {
+			break
+		}
+		c = par
+	}
+	if c <= 0 {
+		return ""
+	}
+	return b.nodeText(c, 60)
 }
 
 // isContainerElem reports an element that holds other elements (a select's options aside).
@@ -551,13 +574,13 @@ func (b *builder) blockNode(n int32, indent int) {
 	switch {
 	case nd.elem >= 0:
 		head.addElem(nd.elem)
-		if kind != "" && b.ov[n] >= 0 {
-			head.addRaw(" " + kind)
+		if o := b.ov[n]; o >= 0 {
+			head.addRaw(" (" + overlayNote(b.lay.overlays[o]) + ")")
 		}
 	case kind != "":
 		head.addRaw(headerPrefix(kind, label))
 	}
-	oneLine := b.ov[n] < 0 && !neverOneLine[nd.tag] && kind != "table" &&
+	oneLine := b.ov[n] < 0 && !neverOneLine[nd.tag] && kind != "table" && !b.hasBigItems(n) &&
 		(b.size[n] <= oneLineMax || ((nd.tag == "tr" || b.role(n) == "row") && b.size[n] <= rowMax))
 	if oneLine {
 		run := head
@@ -582,6 +605,19 @@ func (b *builder) blockNode(n int32, indent int) {
 			b.lay.lines[i].indent++
 		}
 	}
+}
+
+// hasBigItems reports a list with more than one item where an item is more than a short
+// link or phrase (a product card, say): such items get lines of their own.
+func (b *builder) hasBigItems(n int32) bool {
+	items, big := 0, false
+	for c := b.p.nodes[n].first; c >= 0; c = b.p.nodes[c].next {
+		if b.isItem(c) {
+			items++
+			big = big || b.size[c] > maxListItem
+		}
+	}
+	return items > 1 && big
 }
 
 func headerPrefix(kind, label string) string {
@@ -776,7 +812,6 @@ func (r *lineBuf) finish(b *builder) line {
 				out.WriteString(" label=")
 				out.WriteString(quote(lb))
 			}
-			b.lay.sigs[s.elem] = signature(b.p.elements[s.elem], ctx)
 		case s.raw:
 			out.WriteString(s.text)
 		default:

@@ -34,7 +34,7 @@ func (p *Page) Overlays() []Overlay {
 	out := make([]Overlay, 0, len(lay.overlays))
 	for _, o := range lay.overlays {
 		ov := Overlay{Kind: o.kind, Label: o.label, Modal: o.modal, DismissID: -1}
-		best := dismissNone
+		best := noDismiss
 		for i := o.lo; i < o.hi; i++ {
 			e := p.elements[i]
 			ov.IDs = append(ov.IDs, e.ID)
@@ -61,21 +61,21 @@ const (
 	reject
 )
 
-// dismissRank orders the classes by preference for an overlay kind (lower is better);
-// dismissNone (the largest) for a control that does not dismiss.
-func dismissRank(kind OverlayKind, c dismissClass) dismissClass {
-	var order []dismissClass
+// noDismiss is the rank of a control that does not dismiss.
+const noDismiss = 100
+
+// dismissRank orders the classes by preference for an overlay kind (lower is better).
+func dismissRank(kind OverlayKind, c dismissClass) int {
+	order := []dismissClass{closeIt, declineOffer, acknowledge, acceptAll, accept, rejectAll, reject}
 	if kind == OverlayCookieConsent {
 		order = []dismissClass{acceptAll, accept, acknowledge, closeIt, declineOffer, rejectAll, reject}
-	} else {
-		order = []dismissClass{closeIt, declineOffer, acknowledge, acceptAll, accept, rejectAll, reject}
 	}
 	for i, o := range order {
 		if o == c {
-			return dismissClass(i)
+			return i
 		}
 	}
-	return dismissNone + 100
+	return noDismiss
 }
 
 // dismissPhrases are the names of dismissing controls in English, German, French,
@@ -268,7 +268,7 @@ func (b *builder) dialogKind(n int32) (OverlayKind, bool, bool) {
 }
 
 func (b *builder) addOverlay(n int32, kind OverlayKind, modal bool) {
-	o := overlay{node: n, kind: kind, modal: modal, lo: b.lo[n], hi: max(b.lo[n], b.hi[n]), labelNode: -1}
+	o := overlay{node: n, kind: kind, modal: modal, dialog: kind, lo: b.lo[n], hi: max(b.lo[n], b.hi[n]), labelNode: -1}
 	if m := b.meta(n); m != nil && m.label != "" {
 		o.label, o.labelNode = m.label, b.labelText(n, m.label)
 	} else if m != nil && m.name != "" {
@@ -329,6 +329,7 @@ func (b *builder) markCookie(a int32, end []int32) {
 		}
 	}
 	b.addOverlay(a, OverlayCookieConsent, false)
+	b.lay.overlays[len(b.lay.overlays)-1].dialog = ""
 	ovs := b.lay.overlays
 	for j := len(ovs) - 1; j > 0 && ovs[j].node < ovs[j-1].node; j-- {
 		ovs[j], ovs[j-1] = ovs[j-1], ovs[j]
@@ -339,10 +340,10 @@ func (b *builder) markCookie(a int32, end []int32) {
 }
 
 // overlayHeader is the header line of an overlay without an id of its own, e.g.
-// `dialog "Cookie settings" (modal, covers the page)`.
+// `dialog "Cookie settings" (modal, covers the page, cookie consent)`.
 func overlayHeader(o overlay) string {
-	name := string(o.kind)
-	if o.kind == OverlayCookieConsent {
+	name := string(o.dialog)
+	if name == "" {
 		name = "banner"
 	}
 	return headerPrefix(name, o.label) + " (" + overlayNote(o) + ")"
@@ -350,13 +351,15 @@ func overlayHeader(o overlay) string {
 
 // overlayNote says how an overlay covers the page.
 func overlayNote(o overlay) string {
+	var parts []string
 	switch {
-	case o.kind == OverlayCookieConsent && o.modal:
-		return "cookie consent, modal, covers the page"
-	case o.kind == OverlayCookieConsent:
-		return "cookie consent"
 	case o.modal:
-		return "modal, covers the page"
+		parts = append(parts, "modal, covers the page")
+	case o.dialog != "":
+		parts = append(parts, "open, may cover the page")
 	}
-	return "open, may cover the page"
+	if o.kind == OverlayCookieConsent {
+		parts = append(parts, "cookie consent")
+	}
+	return strings.Join(parts, ", ")
 }

@@ -126,7 +126,10 @@ type textAcc struct {
 	cut   bool
 }
 
-type rawAttr struct{ name, value string }
+type rawAttr struct {
+	name, value string
+	end         int // where the value ends in the raw tag
+}
 
 type parser struct {
 	page  *Page
@@ -183,15 +186,7 @@ func (p *parser) tokenize(s string) {
 			p.rawText(name, z.Text())
 		case xhtml.StartTagToken, xhtml.SelfClosingTagToken:
 			p.rawName = ""
-			name := p.readTag(raw)
-			selfClosing := tt == xhtml.SelfClosingTagToken
-			if n := len(p.attrs); n > 0 && !selfClosing && bytes.HasSuffix(raw, []byte("/>")) {
-				// <input id=12/> means a self-closing tag with id 12, not id "12/".
-				if v, ok := strings.CutSuffix(p.attrs[n-1].value, "/"); ok && isDigits(v) {
-					p.attrs[n-1].value = v
-					selfClosing = true
-				}
-			}
+			name, selfClosing := p.readTag(tt, raw)
 			p.openElement(name, selfClosing)
 			if rawTags[name] {
 				if !selfClosing {
@@ -209,15 +204,33 @@ func (p *parser) tokenize(s string) {
 
 // readTag reads the name and the attributes the parser may need of the start tag raw
 // (the tokenizer's own accessors copy every name and value, which costs more than the
-// rest of the parse).
-func (p *parser) readTag(raw []byte) string {
+// rest of the parse), and whether the tag closes itself.
+func (p *parser) readTag(tt xhtml.TokenType, raw []byte) (string, bool) {
 	p.attrs = p.attrs[:0]
-	name := scanTag(raw, func(key []byte, val []byte, _, _ int) {
+	lastEnd := -1
+	var last []byte
+	name := scanTag(raw, func(key []byte, val []byte, _, end int) {
+		last, lastEnd = val, end
 		if k, ok := knownAttrs[string(key)]; ok {
-			p.attrs = append(p.attrs, rawAttr{name: k, value: unescape(string(val))})
+			p.attrs = append(p.attrs, rawAttr{name: k, value: unescape(string(val)), end: end})
 		}
 	})
-	return name
+	selfClosing := tt == xhtml.SelfClosingTagToken
+	if !selfClosing && slashID(raw, last) {
+		selfClosing = true
+		if n := len(p.attrs); n > 0 && p.attrs[n-1].end == lastEnd {
+			p.attrs[n-1].value = strings.TrimSuffix(p.attrs[n-1].value, "/")
+		}
+	}
+	return name, selfClosing
+}
+
+// slashID reports a tag like <input id=12/>, which the templatizer means as a
+// self-closing tag with id 12 where HTML reads an id of "12/"; last is the raw value of
+// the tag's last attribute.
+func slashID(raw, last []byte) bool {
+	v, ok := bytes.CutSuffix(last, []byte("/"))
+	return ok && bytes.HasSuffix(raw, []byte("/>")) && isDigits(string(v))
 }
 
 // knownAttrs are the attributes the parser reads, by name, so that reading a tag can
