@@ -187,3 +187,18 @@ func TestPasswordsAreStoredMasked(t *testing.T) {
 		}
 	}
 }
+
+func TestNewElementsAreMarkedAndSecretsNeverReachThePrompt(t *testing.T) {
+	f := newFixture(t)
+	f.llm.SetDefault(reply("Looking.", "click(2)"))
+	r := f.step(t, Request{})
+	more := strings.Replace(shopDOM, "</div>", `<button id="9">Load more</button><input id="10" type="password" value="hunter2"/></div>`, 1)
+	f.step(t, Request{TaskID: r.TaskID, DOM: more, Report: &tasks.Report{Status: "success"}})
+	p := f.llm.Requests()[1].User()
+	if !strings.Contains(p, `*[9] button "Load more"`) || strings.Contains(p, `*[2]`) {
+		t.Errorf("second prompt does not mark exactly the new elements:\n%s", p)
+	}
+	if strings.Contains(p, "hunter2") {
+		t.Errorf("the password field's value reached the prompt:\n%s", p)
+	}
+}

@@ -154,7 +154,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 	fp := fingerprint(req.URL, pg)
 	tried := triedOn(mem, fp)
 	chk := verifyLast(mem, st.task.ID, req.URL, fp, pg, req.Report, start)
-	rendered := page.Render(pg, focusQuery(st.task.Query, mem), e.PageBudget)
+	rendered := page.Render(pg, page.Options{Query: focusQuery(st.task.Query, mem), Budget: e.PageBudget, PreviousDigest: mem.Page})
 	notes := append(finishNotes(mem), loopNotes(tried)...)
 	system, user := BuildPrompt(PromptInput{
 		Task: st.task.Query, URL: req.URL, Now: start, Memory: mem, Report: req.Report,
@@ -235,6 +235,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 		step.ModelAction = storedModel
 	}
 	mem.Remember(tasks.Brief{Index: stepIndex, Thought: d.thought, Action: stored, URL: req.URL, Fingerprint: fp, Note: d.note})
+	mem.Page = pg.Digest()
 	if err := e.store(ctx, req, st, prevAction, step, status, resp, debugData(d, storedModel, planChange, rendered, know, system, user)); err != nil {
 		if errors.Is(err, tasks.ErrIdempotencyRace) {
 			// The same request committed first: answer what it answered.
@@ -358,7 +359,7 @@ func (e *Engine) store(ctx context.Context, req Request, st state, prevAction st
 		return err
 	}
 
-	capture, err := e.Chat.CaptureDOM(ctx, tenant, st.session.ID, req.DOM)
+	capture, err := e.Chat.CaptureDOM(ctx, tenant, st.session.ID, page.RedactDOM(req.DOM))
 	if err != nil {
 		return err
 	}

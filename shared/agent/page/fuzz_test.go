@@ -76,7 +76,7 @@ func FuzzRender(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, dom, query string, budget uint16) {
 		p := Parse(dom)
-		r := Render(p, query, int(budget))
+		r := Render(p, Options{Query: query, Budget: int(budget)})
 		checkRendered(t, p, r, int(budget))
 	})
 }
