@@ -172,6 +172,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 	planChange, branch := updatePlan(mem, d.sections)
 	d = applyBranch(d, branch, mem.Plan)
 	d = e.applyPolicies(d, mem)
+	d = clearBlocker(d, pg)
 	chk.fold(d)
 	mem.Expected = parseExpectation(d.sections["Expect"])
 	extract(mem, d.sections["Extract"])

@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -411,6 +412,37 @@ func applyBranch(d decision, branch string, p *tasks.Plan) decision {
 		a, _ := actions.New("askUser", "How should I continue? The plan asks you to decide: "+cond)
 		d.action = a
 		d.note = joinChange(d.note, "the plan's branch asks the user")
+	}
+	return d
+}
+
+// clearBlocker answers with closing an open overlay (a modal dialog or a cookie banner) when the
+// model targets an element under it (SERVER_QA_ROADMAP.md §5): the overlay's own Accept/Close
+// control, else Escape. The model's target comes next; the note tells it so.
+func clearBlocker(d decision, pg *page.Page) decision {
+	id, ok := d.action.ElementID()
+	if !ok {
+		return d
+	}
+	for _, o := range pg.Overlays() {
+		if !o.Modal && o.Kind != page.OverlayCookieConsent || slices.Contains(o.IDs, id) {
+			continue
+		}
+		dismiss, err := actions.New("pressKey", "Escape")
+		if o.DismissID >= 0 {
+			dismiss, err = actions.New("click", o.DismissID)
+		}
+		if err != nil {
+			return d
+		}
+		what := string(o.Kind)
+		if o.Label != "" {
+			what += " " + quote(o.Label)
+		}
+		d.note = joinChange(d.note, fmt.Sprintf("the %s covered the page, so the server closed it with %s first; the intended %s comes next", what, dismiss, d.action))
+		d.thought = strings.TrimSpace(d.thought + " First I'll close the " + string(o.Kind) + " that covers the page.")
+		d.action = dismiss
+		return d
 	}
 	return d
 }

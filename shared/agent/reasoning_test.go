@@ -183,3 +183,27 @@ func TestAFailedLoginIsHandedToTheUser(t *testing.T) {
 		t.Errorf("after the answer = %s, want the model's action", r3.Action)
 	}
 }
+
+func TestACookieBannerIsClosedBeforeTheTarget(t *testing.T) {
+	f := newFixture(t)
+	dom := `<div role="dialog" aria-modal="true" aria-label="Cookie settings"><p>We use cookies to improve your experience.</p><button id="20">Accept all</button><button id="21">Reject all</button></div>` + shopDOM
+	f.llm.Reply(reply("Searching.", "click(2)"))
+	r := f.step(t, Request{DOM: dom})
+	if r.Action != "click(20)" {
+		t.Fatalf("action under a modal = %s, want click(20) (its Accept all)", r.Action)
+	}
+	f.llm.Reply(reply("Now the search.", "click(2)"))
+	r2 := f.step(t, Request{TaskID: r.TaskID, Report: &tasks.Report{Status: "success"}})
+	if r2.Action != "click(2)" {
+		t.Errorf("after the banner closed = %s, want the model's target", r2.Action)
+	}
+	if p := f.llm.Requests()[1].User(); !strings.Contains(p, "the intended click(2) comes next") {
+		t.Errorf("the next prompt does not say why the banner was closed:\n%s", p)
+	}
+	// Acting inside the overlay is left alone.
+	f2 := newFixture(t)
+	f2.llm.Reply(reply("Rejecting cookies.", "click(21)"))
+	if r := f2.step(t, Request{DOM: dom}); r.Action != "click(21)" {
+		t.Errorf("action inside the overlay = %s, want click(21)", r.Action)
+	}
+}
