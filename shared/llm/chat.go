@@ -12,6 +12,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/screenagent/backend/shared/httpretry"
 	"github.com/screenagent/backend/shared/tracing"
 )
 
@@ -155,7 +156,7 @@ func (c *Chat) Complete(ctx context.Context, req Request) (Response, error) {
 		if !f.retry || attempts == maxAttempts || f.retryAfter > maxRetryAfter {
 			break
 		}
-		wait := max(jitter(c.backoff<<(attempts-1)), f.retryAfter)
+		wait := max(httpretry.Jitter(c.backoff<<(attempts-1)), f.retryAfter)
 		if bounded && time.Until(deadline)-wait < minAttempt {
 			break
 		}

@@ -4,18 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"math/rand/v2"
-	"net"
 	"net/http"
-	"net/url"
 	"regexp"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3"
+
+	"github.com/screenagent/backend/shared/httpretry"
 )
 
 // failure is a failed attempt: a cause safe to show (no credentials, no bodies), and whether
@@ -57,7 +52,7 @@ func classify(parent context.Context, err error, res *http.Response, timeout tim
 	case errors.As(err, &apiErr):
 		status = &statusError{StatusCode: apiErr.StatusCode}
 	default:
-		if transient(err) {
+		if httpretry.Transient(err) {
 			return &failure{err: err, retry: true}
 		}
 		return &failure{err: err}
@@ -65,25 +60,13 @@ func classify(parent context.Context, err error, res *http.Response, timeout tim
 	f := &failure{
 		err:        &statusError{StatusCode: status.StatusCode},
 		status:     status.StatusCode,
-		retry:      retryableStatus(status.StatusCode),
-		retryAfter: retryAfter(status.Header, time.Now()),
+		retry:      httpretry.RetryableStatus(status.StatusCode),
+		retryAfter: httpretry.RetryAfter(status.Header, time.Now()),
 	}
 	if errors.As(err, &apiErr) {
 		f.code = safeCode(apiErr.Code, apiErr.Type)
 	}
 	return f
-}
-
-func retryableStatus(code int) bool {
-	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
-}
-
-// transient reports connection-level failures: refused, reset, or a response cut short.
-func transient(err error) bool {
-	var netErr net.Error
-	var urlErr *url.Error
-	return errors.As(err, &netErr) || errors.As(err, &urlErr) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
 }
 
 var codePattern = regexp.MustCompile(`^[A-Za-z0-9_.\-]{1,64}$`)
@@ -97,48 +80,4 @@ func safeCode(candidates ...string) string {
 		}
 	}
 	return ""
-}
-
-// retryAfter reads how long the server asked us to wait: OpenAI's retry-after-ms first, then
-// Retry-After in seconds or as an HTTP date. 0 when absent or unreadable.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if h == nil {
-		return 0
-	}
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil {
-			return clampWait(ms * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		return clampWait(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0)
-	}
-	return 0
-}
-
-// clampWait converts a parsed wait, rejecting negatives and NaN, and saturating huge values
-// (which end the retries anyway) instead of overflowing.
-func clampWait(ns float64) time.Duration {
-	if math.IsNaN(ns) || ns <= 0 {
-		return 0
-	}
-	if ns >= math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return time.Duration(ns)
-}
-
-// jitter spreads d over [d/2, d], so clients failed together do not retry together.
-func jitter(d time.Duration) time.Duration {
-	if d <= 1 {
-		return d
-	}
-	return d/2 + rand.N(d/2+1)
 }
