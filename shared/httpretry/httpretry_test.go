@@ -60,4 +60,3 @@ func TestJitter(t *testing.T) {
 		}
 	}
 }
-
