@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"regexp"
 	"time"
@@ -13,58 +12,27 @@ import (
 	"github.com/screenagent/backend/shared/httpretry"
 )
 
-// failure is a failed attempt: a cause safe to show (no credentials, no bodies), and whether
-// another attempt may succeed.
-type failure struct {
-	err        error
-	status     int
-	code       string
-	retry      bool
-	retryAfter time.Duration
-}
-
-// statusError is an HTTP error status from an LLM endpoint or its token service; it keeps the
-// headers (for Retry-After) and never the body.
-type statusError struct {
-	StatusCode int
-	Header     http.Header
-}
-
-func (e *statusError) Error() string {
-	return fmt.Sprintf("status %d %s", e.StatusCode, http.StatusText(e.StatusCode))
-}
-
-// classify turns an attempt's error into a failure. parent is the caller's context: when it is
-// done the call is abandoned, while an attempt that ran out of its own timeout may be retried.
-func classify(parent context.Context, err error, res *http.Response, timeout time.Duration) *failure {
-	if perr := parent.Err(); perr != nil {
-		return &failure{err: fmt.Errorf("call abandoned: %w", perr)}
+// classify turns an attempt's error into a failure: an HTTP status (with the provider's error
+// code when it sent a well-formed one), or what httpretry makes of errors without one.
+func classify(parent context.Context, err error, res *http.Response, timeout time.Duration) *httpretry.Failure {
+	if parent.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
+		return httpretry.FromError(parent, err, timeout)
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return &failure{err: fmt.Errorf("no reply within %s: %w", timeout.Round(time.Millisecond), context.DeadlineExceeded), retry: true}
-	}
-	var status *statusError
+	var status *httpretry.StatusError
 	apiErr := (*openai.Error)(nil)
+	var f *httpretry.Failure
 	switch {
 	case res != nil && res.StatusCode >= 400:
-		status = &statusError{StatusCode: res.StatusCode, Header: res.Header}
+		f = httpretry.FromStatus(res.StatusCode, res.Header)
 	case errors.As(err, &status):
+		f = httpretry.FromStatus(status.StatusCode, status.Header)
 	case errors.As(err, &apiErr):
-		status = &statusError{StatusCode: apiErr.StatusCode}
+		f = httpretry.FromStatus(apiErr.StatusCode, nil)
 	default:
-		if httpretry.Transient(err) {
-			return &failure{err: err, retry: true}
-		}
-		return &failure{err: err}
-	}
-	f := &failure{
-		err:        &statusError{StatusCode: status.StatusCode},
-		status:     status.StatusCode,
-		retry:      httpretry.RetryableStatus(status.StatusCode),
-		retryAfter: httpretry.RetryAfter(status.Header, time.Now()),
+		return httpretry.FromError(parent, err, timeout)
 	}
 	if errors.As(err, &apiErr) {
-		f.code = safeCode(apiErr.Code, apiErr.Type)
+		f.Code = safeCode(apiErr.Code, apiErr.Type)
 	}
 	return f
 }
