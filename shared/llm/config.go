@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,11 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
-
-	"github.com/screenagent/backend/shared/awsconfig"
 	"github.com/screenagent/backend/shared/config"
+	"github.com/screenagent/backend/shared/secret"
 	"github.com/screenagent/backend/shared/tracing"
 )
 
@@ -47,19 +43,11 @@ const (
 // names the missing variables.
 var ErrNotConfigured = errors.New("llm not configured")
 
-// secretTimeout bounds the cold-start read of a key from Secrets Manager.
-const secretTimeout = 5 * time.Second
-
-// SecretGetter is the part of the Secrets Manager client FromConfig uses.
-type SecretGetter interface {
-	GetSecretValue(ctx context.Context, in *secretsmanager.GetSecretValueInput, optFns ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error)
-}
-
 // Setup is what FromConfig needs beyond config.Config. The zero value reads the process
 // environment and, only when a secret ARN is configured, AWS Secrets Manager.
 type Setup struct {
 	Getenv  func(string) string
-	Secrets SecretGetter
+	Secrets secret.Getter
 }
 
 // settings is the resolved configuration of one provider.
@@ -97,14 +85,12 @@ func FromConfig(ctx context.Context, cfg config.Config, setup Setup) (*Chat, Inf
 	if s.key == "" {
 		secrets := setup.Secrets
 		if secrets == nil {
-			awsCfg, err := awsconfig.Load(ctx, "")
-			if err != nil {
+			if secrets, err = secret.NewGetter(ctx); err != nil {
 				return nil, s.info(), err
 			}
-			secrets = secretsmanager.NewFromConfig(awsCfg)
 		}
-		if s.key, err = readSecret(ctx, secrets, s.keySecret); err != nil {
-			return nil, s.info(), err
+		if s.key, err = secret.ReadKey(ctx, secrets, s.keySecret); err != nil {
+			return nil, s.info(), fmt.Errorf("llm: %w", err)
 		}
 	}
 	var c *Chat
@@ -195,33 +181,6 @@ func missingText(missing []string) []string {
 		return nil
 	}
 	return []string{"missing " + strings.Join(missing, ", ")}
-}
-
-// readSecret reads an API key from Secrets Manager. Errors name the secret, never its value.
-func readSecret(ctx context.Context, secrets SecretGetter, arn string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, secretTimeout)
-	defer cancel()
-	out, err := secrets.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(arn)})
-	if err != nil {
-		return "", fmt.Errorf("llm: read secret %s: %w", arn, err)
-	}
-	if out.SecretString == nil {
-		return "", fmt.Errorf("llm: secret %s has no string value", arn)
-	}
-	v := strings.TrimSpace(*out.SecretString)
-	if strings.HasPrefix(v, "{") {
-		var doc struct {
-			APIKey string `json:"apiKey"`
-		}
-		if json.Unmarshal([]byte(v), &doc) != nil {
-			return "", fmt.Errorf("llm: secret %s is not valid JSON", arn)
-		}
-		v = strings.TrimSpace(doc.APIKey)
-	}
-	if v == "" {
-		return "", fmt.Errorf(`llm: secret %s is empty (want the key, or JSON {"apiKey": "..."})`, arn)
-	}
-	return v, nil
 }
 
 // trustingHTTPClient returns a traced client that also trusts the PEM certificates given.

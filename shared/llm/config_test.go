@@ -179,8 +179,8 @@ func TestFromConfigGigaChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info != (Info{"gigachat", GigaChatModel, srv.URL()}) || c.attemptTimeout != 7500*time.Millisecond {
-		t.Errorf("got info %+v, attempt timeout %v", info, c.attemptTimeout)
+	if info != (Info{"gigachat", GigaChatModel, srv.URL()}) || c.retry.AttemptTimeout != 7500*time.Millisecond {
+		t.Errorf("got info %+v, attempt timeout %v", info, c.retry.AttemptTimeout)
 	}
 	res, err := c.Complete(context.Background(), hello)
 	if err != nil || res.Content != "привет" {

@@ -41,7 +41,7 @@ func newGigaChat(t *testing.T, srv *llmtest.Server, key string) (*Chat, *clock) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.sleep = (&waits{}).sleep
+	c.retry.Sleep = (&waits{}).sleep
 	return c, clk
 }
 
