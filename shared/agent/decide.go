@@ -14,6 +14,7 @@ import (
 	"github.com/screenagent/backend/shared/agent/actions"
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/llm"
+	"github.com/screenagent/backend/shared/search"
 	"github.com/screenagent/backend/shared/tasks"
 )
 
@@ -51,7 +52,8 @@ const (
 // a refused loop: then the user is asked what to do rather than burning steps. A SERVER tool
 // (extractValue) is run here and the model asked again, at most maxServerTools times and while
 // the deadline allows. Only a failed LLM call is an error.
-func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page, tried map[string]int, mem *tasks.Memory) (decision, error) {
+func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page, tried map[string]int, st *state, pageURL string) (decision, error) {
+	mem := &st.task.Memory
 	llmCtx, cancel := llm.WithReserve(ctx, e.writeReserve(), 0)
 	defer cancel()
 	type choice struct {
@@ -94,7 +96,7 @@ func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page,
 		}
 		a := p.Value.action
 		if a.Handler() == actions.Server {
-			result := runServerTool(a, mem)
+			result := e.runServerTool(llmCtx, a, st, pageURL)
 			d.serverTools = append(d.serverTools, a.String())
 			if round+1 < maxServerTools && enoughTime(llmCtx, minBudget) {
 				msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: p.Reply},
@@ -131,10 +133,28 @@ func enoughTime(ctx context.Context, need time.Duration) bool {
 	return !ok || time.Until(dl) >= need
 }
 
+// searchBudget is the token budget of one search's results in the prompt.
+const searchBudget = 1200
+
 // runServerTool carries out a SERVER tool and says what it did, for the model.
-func runServerTool(a actions.Action, mem *tasks.Memory) string {
+func (e *Engine) runServerTool(ctx context.Context, a actions.Action, st *state, pageURL string) string {
+	mem := &st.task.Memory
 	args := a.Args()
 	switch a.Name() {
+	case "googleSearch":
+		q := args[0].(string)
+		if e.Search == nil {
+			return "web search is not available in this deployment; go on without it"
+		}
+		r, err := e.Search.Search(ctx, search.Request{TenantID: st.task.TenantID, TaskID: st.task.ID, Query: q, PageURL: pageURL})
+		if err != nil {
+			// A failed search never fails the step: the model is told and goes on.
+			e.logger().WarnContext(ctx, "web search failed", "taskId", st.task.ID, "error", err.Error())
+			return "the web search failed (" + shorten(err.Error(), 200) + "); go on without it, or ask the user"
+		}
+		summary := search.Summarize(r, searchBudget)
+		mem.AddSearch(tasks.SearchNote{Query: q, Summary: summary})
+		return summary
 	case "extractValue":
 		key, value := args[0].(string), args[1].(string)
 		if mem.Variables == nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/knowledge"
 	"github.com/screenagent/backend/shared/llm"
+	"github.com/screenagent/backend/shared/search"
 	"github.com/screenagent/backend/shared/tasks"
 )
 
@@ -62,13 +63,20 @@ type Retriever interface {
 	Resolve(ctx context.Context, tenantID, rawURL, query string) (knowledge.Result, error)
 }
 
+// Searcher searches the web for the googleSearch SERVER tool.
+type Searcher interface {
+	Search(ctx context.Context, req search.Request) (search.Results, error)
+}
+
 // Engine decides and records one step of a task.
 type Engine struct {
 	Tasks     TaskStore
 	Chat      ChatStore
 	DB        dynamo.Writer
 	Knowledge Retriever
-	LLM       llm.Client
+	// Search serves googleSearch; nil means no web search (the model is told so).
+	Search Searcher
+	LLM    llm.Client
 	// Model names the configured model for records (the reply's own model wins when given).
 	Model string
 	// MaxSteps bounds a task (50 by default).
@@ -164,7 +172,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 
 	d, loginFailed := checkLogin(mem, loginView(req.URL, pg))
 	if !loginFailed {
-		if d, err = e.decide(ctx, system, user, pg, tried, mem); err != nil {
+		if d, err = e.decide(ctx, system, user, pg, tried, &st, req.URL); err != nil {
 			e.recordFailure(ctx, st, err, start)
 			return Response{}, fmt.Errorf("%w: %w", ErrLLM, err)
 		}
@@ -214,7 +222,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 	}
 	if respStatus == StatusNeedsUserInput {
 		q, _ := d.action.Text()
-		resp.UserQuestion, resp.MissingInformation = q, []string{q}
+		resp.UserQuestion, resp.MissingInformation = q, missingItems(d.sections["Missing"], q)
 		mem.Pending = q
 	}
 	resp.Metrics.DurationMs = e.now().Sub(start).Milliseconds()
@@ -535,4 +543,18 @@ func toolAction(a actions.Action) ToolAction {
 		args = []any{}
 	}
 	return ToolAction{ToolType: string(a.Handler()), Name: a.Name(), Arguments: args}
+}
+
+// missingItems lists what only the user can supply: the reply's <Missing> lines, else the question.
+func missingItems(text, question string) []string {
+	var items []string
+	for _, line := range strings.Split(text, "\n") {
+		if item := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*•")); item != "" && len(items) < 10 {
+			items = append(items, shorten(item, 200))
+		}
+	}
+	if len(items) == 0 {
+		return []string{question}
+	}
+	return items
 }

@@ -18,6 +18,8 @@ type Memory struct {
 	// LoginPage is the last page when it was a login page (loginfail.Page as JSON), so that the
 	// next step can tell whether the login failed.
 	LoginPage []byte `json:"-" dynamodbav:"loginPage,omitempty"`
+	// Searches are the task's latest web searches with their results, as prompt text.
+	Searches []SearchNote `json:"searches,omitempty" dynamodbav:"searches,omitempty"`
 	// Plan is the task's plan, when one was made.
 	Plan *Plan `json:"plan,omitempty" dynamodbav:"plan,omitempty"`
 	// Variables are the values extracted or given for the task (SERVER_QA_ROADMAP.md §3).
@@ -53,6 +55,23 @@ type Brief struct {
 	Verdict string `json:"verdict,omitempty" dynamodbav:"verdict,omitempty"`
 	// Note is what the server did or saw about the step (a refused loop, a dismissed overlay, …).
 	Note string `json:"note,omitempty" dynamodbav:"note,omitempty"`
+}
+
+// MemorySearches bounds the searches kept in memory.
+const MemorySearches = 3
+
+// SearchNote is a web search of the task and what it found, summarized for the prompt.
+type SearchNote struct {
+	Query   string `json:"query" dynamodbav:"query"`
+	Summary string `json:"summary" dynamodbav:"summary"`
+}
+
+// AddSearch keeps a search's summary, dropping the oldest beyond MemorySearches.
+func (m *Memory) AddSearch(n SearchNote) {
+	m.Searches = append(m.Searches, n)
+	if over := len(m.Searches) - MemorySearches; over > 0 {
+		m.Searches = append([]SearchNote(nil), m.Searches[over:]...)
+	}
 }
 
 // UserMessage is a message of the user after the task began.

@@ -98,7 +98,7 @@ func TestParseInvalid(t *testing.T) {
 		{"set_value(1, \"x\")", []string{"did you mean setValue?"}},
 		{"press_key(\"Enter\")", []string{"did you mean pressKey?"}},
 		{"tap(1)", []string{`unknown action "tap"`, "the actions are click, setValue"}},
-		{"googleSearch(\"x\")", []string{`unknown action "googleSearch"`}},
+		{"openTab(\"x\")", []string{`unknown action "openTab"`}},
 		// Argument counts.
 		{"click()", []string{"click expects 1 argument (element id), got 0", "write click(id)"}},
 		{"click(1, 2)", []string{"click expects 1 argument (element id), got 2"}},
