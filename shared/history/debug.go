@@ -94,6 +94,8 @@ type TaskRecords interface {
 	GetTask(ctx context.Context, tenantID, taskID string) (tasks.Task, error)
 	Steps(ctx context.Context, tenantID, taskID string) ([]tasks.Step, error)
 	ListDebug(ctx context.Context, tenantID string, f tasksdb.DebugFilter) ([]tasks.DebugEntry, error)
+	Verifications(ctx context.Context, tenantID, taskID string) ([]tasks.Verification, error)
+	Corrections(ctx context.Context, tenantID, taskID string) ([]tasks.Correction, error)
 }
 
 // ExportVersion is the version of the export document's shape.
@@ -117,9 +119,10 @@ type TaskExport struct {
 	// DebugEntriesTruncated says that only the newest MaxExportDebugEntries entries are included.
 	DebugEntriesTruncated bool          `json:"debugEntriesTruncated"`
 	Metrics               ExportMetrics `json:"metrics"`
-	// VerificationRecords and CorrectionRecords (§4.9) are empty: the engine keeps none yet.
-	VerificationRecords []any `json:"verificationRecords"`
-	CorrectionRecords   []any `json:"correctionRecords"`
+	// VerificationRecords and CorrectionRecords (§4.9) are the checks of the task's actions and
+	// what the agent did about the failed ones, oldest first, while their retention lasts.
+	VerificationRecords []tasks.Verification `json:"verificationRecords"`
+	CorrectionRecords   []tasks.Correction   `json:"correctionRecords"`
 }
 
 // TaskView is a task's header.
@@ -185,8 +188,12 @@ type ExportMetrics struct {
 	// FailedActions counts the actions the extension reported as failed.
 	FailedActions int `json:"failedActions"`
 	// LLMErrors counts the steps whose LLM call failed (debug entries of type llm_error).
-	LLMErrors    int `json:"llmErrors"`
-	MessageCount int `json:"messageCount"`
+	LLMErrors int `json:"llmErrors"`
+	// VerificationFailures counts the actions whose verification failed; Corrections the
+	// corrections made (both as far as their records are kept).
+	VerificationFailures int `json:"verificationFailures"`
+	Corrections          int `json:"corrections"`
+	MessageCount         int `json:"messageCount"`
 }
 
 // ExportTask gathers everything known about the user's task; a task that is not the user's is
@@ -208,6 +215,14 @@ func ExportTask(ctx context.Context, store TaskRecords, msgs MessageReader, id a
 	if err != nil {
 		return TaskExport{}, err
 	}
+	verifications, err := store.Verifications(ctx, id.TenantID, taskID)
+	if err != nil {
+		return TaskExport{}, err
+	}
+	corrections, err := store.Corrections(ctx, id.TenantID, taskID)
+	if err != nil {
+		return TaskExport{}, err
+	}
 	out := TaskExport{
 		ExportVersion: ExportVersion, ExportedAt: formatTime(now),
 		Task: TaskView{
@@ -216,7 +231,7 @@ func ExportTask(ctx context.Context, store TaskRecords, msgs MessageReader, id a
 			CreatedAt: formatTime(task.CreatedAt), UpdatedAt: formatTime(task.UpdatedAt),
 		},
 		Steps: make([]StepView, 0, len(steps)), Messages: []ExportedMsg{}, Snapshots: []SnapshotRef{},
-		VerificationRecords: []any{}, CorrectionRecords: []any{},
+		VerificationRecords: verifications, CorrectionRecords: corrections,
 	}
 	if task.SessionID != "" {
 		if err := out.addSession(ctx, msgs, id, task); err != nil {
@@ -241,7 +256,19 @@ func ExportTask(ctx context.Context, store TaskRecords, msgs MessageReader, id a
 	for _, e := range entries {
 		out.DebugEntries = append(out.DebugEntries, newDebugEntryView(e))
 	}
+	if out.VerificationRecords == nil {
+		out.VerificationRecords = []tasks.Verification{}
+	}
+	if out.CorrectionRecords == nil {
+		out.CorrectionRecords = []tasks.Correction{}
+	}
 	out.Metrics = exportMetrics(task, steps, entries, len(out.Messages))
+	for _, v := range verifications {
+		if v.Verdict == tasks.Unverified {
+			out.Metrics.VerificationFailures++
+		}
+	}
+	out.Metrics.Corrections = len(corrections)
 	return out, nil
 }
 

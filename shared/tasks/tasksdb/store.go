@@ -7,13 +7,19 @@
 //	step          PK=TENANT#<t>#TASK#<id>   SK=STEP#000012        written with attribute_not_exists
 //	debug entry   PK=TENANT#<t>#TASK#<id>   SK=DEBUG#<ts>#<id>    GSI1: TENANT#<t>#DEBUG / <ts>#<id> (tenant-wide, newest first)
 //	                                                              Retention: EXPIRES#<shard> / <expiresAt>
+//	verification  PK=TENANT#<t>#TASK#<id>   SK=VERIFICATION#000012
+//	                                                              Retention: EXPIRES#<shard> / <expiresAt>
+//	correction    PK=TENANT#<t>#TASK#<id>   SK=CORRECTION#000012#<ts>
+//	                                                              Retention: EXPIRES#<shard> / <expiresAt>
 //	idempotency   PK=TENANT#<t>#IDEM#<sha256(key)>  SK=IDEM       Retention: EXPIRES#<shard> / <expiresAt>
 //
 // Every item carries expiresAt (epoch seconds, the table's TTL attribute); reads treat an item
 // past it as absent because TTL deletes lazily. Items with a retention of their own are in the
 // Retention index (package expiry), where the cleanup finds them; steps are deleted with their
-// task. No write renews an expired task: a step and FailTask require the header to be live, so
-// the cleanup can delete an expired task's partition without racing a writer.
+// task, and verification and correction records with their task if it goes before them. No
+// write renews an expired task: a step (and the records written in its transaction) and FailTask
+// require the header to be live, so the cleanup can delete an expired task's partition without
+// racing a writer.
 package tasksdb
 
 import (
