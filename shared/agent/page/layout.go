@@ -550,7 +550,7 @@ func (b *builder) blockNode(n int32, indent int) {
 	}
 	if nd.elem >= 0 && !b.isContainerElem(int(nd.elem)) {
 		var run lineBuf
-		run.addElem(nd.elem)
+		run.addElem(nd.elem, len(b.base[nd.elem]))
 		b.flush(&run, indent, false)
 		return
 	}
@@ -573,7 +573,7 @@ func (b *builder) blockNode(n int32, indent int) {
 	var head lineBuf
 	switch {
 	case nd.elem >= 0:
-		head.addElem(nd.elem)
+		head.addElem(nd.elem, len(b.base[nd.elem]))
 		if o := b.ov[n]; o >= 0 {
 			head.addRaw(" (" + overlayNote(b.lay.overlays[o]) + ")")
 		}
@@ -646,13 +646,13 @@ func (b *builder) inline(run *lineBuf, c int32, indent int) {
 		}
 		run.addText(text)
 	case nd.elem >= 0 && !b.isContainerElem(int(nd.elem)):
-		if run.chars+len(b.base[nd.elem]) > maxChunk*2 {
+		if run.chars+len(b.base[nd.elem]) > maxChunk {
 			b.flush(run, indent, false)
 		}
-		run.addElem(nd.elem)
+		run.addElem(nd.elem, len(b.base[nd.elem]))
 	default:
 		if nd.elem >= 0 {
-			run.addElem(nd.elem)
+			run.addElem(nd.elem, len(b.base[nd.elem]))
 			run.addRaw(":")
 		}
 		for k := nd.first; k >= 0; k = b.p.nodes[k].next {
@@ -677,7 +677,7 @@ func (b *builder) flatten(run *lineBuf, n int32) {
 			if isCellSep(nd.tag, b.role(c)) {
 				run.sep()
 			}
-			run.addElem(nd.elem)
+			run.addElem(nd.elem, len(b.base[nd.elem]))
 		default:
 			if isCellSep(nd.tag, b.role(c)) {
 				run.sep()
@@ -687,7 +687,7 @@ func (b *builder) flatten(run *lineBuf, n int32) {
 				continue
 			}
 			if nd.elem >= 0 {
-				run.addElem(nd.elem)
+				run.addElem(nd.elem, len(b.base[nd.elem]))
 				run.addRaw(":")
 			}
 			b.flatten(run, c)
@@ -761,9 +761,9 @@ func (r *lineBuf) addText(t string) {
 
 func (r *lineBuf) addRaw(t string) { r.segs = append(r.segs, seg{text: t, elem: -1, raw: true}) }
 
-func (r *lineBuf) addElem(i int32) {
+func (r *lineBuf) addElem(i int32, size int) {
 	r.segs = append(r.segs, seg{elem: i})
-	r.chars += 24
+	r.chars += size + 1
 }
 
 func (r *lineBuf) sep() {

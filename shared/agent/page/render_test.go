@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 )
 
-const exampleDOM = `<div><button id="12">Submit order</button><input id="13" type="text" placeholder="Email" aria-label="Email"/> Some plain text <a id="14" href="/help">Help</a></div>`
 
 var (
 	noteLine = regexp.MustCompile(`^\[(\d[\d,]* of \d[\d,]* elements( and (all|<1%|\d+%) of the text)?|(all|<1%|\d+%) of the text|\d[\d,]* lines?) omitted to fit the budget\]$`)
