@@ -1,8 +1,10 @@
 package search_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -70,5 +72,32 @@ func TestFromConfig(t *testing.T) {
 				t.Errorf("request presented key %q, want %q", got, searchtest.Key)
 			}
 		})
+	}
+}
+
+func TestSetup(t *testing.T) {
+	srv := searchtest.New(t)
+	on, err := search.Setup(context.Background(), config.Config{TavilyAPIKey: searchtest.Key, TavilyBaseURL: srv.URL()}, nil, slog.New(slog.DiscardHandler))
+	if err != nil || !on.Enabled() {
+		t.Fatalf("Setup() with a key = enabled %v, %v; want an enabled Searcher", on != nil && on.Enabled(), err)
+	}
+	if _, err := on.Search(context.Background(), search.Request{TenantID: "ten-a", Query: "q"}); err != nil || srv.Calls() != 1 {
+		t.Errorf("Search() = %v after %d calls, want a search of the configured service", err, srv.Calls())
+	}
+
+	var logs bytes.Buffer
+	off, err := search.Setup(context.Background(), config.Config{}, nil, slog.New(slog.NewJSONHandler(&logs, nil)))
+	if err != nil || off.Enabled() {
+		t.Fatalf("Setup() without a key = enabled %v, %v; want a disabled Searcher and no error", off != nil && off.Enabled(), err)
+	}
+	if _, err := off.Search(context.Background(), search.Request{TenantID: "ten-a", Query: "q"}); !errors.Is(err, search.ErrNotConfigured) {
+		t.Errorf("Search() error = %v, want ErrNotConfigured", err)
+	}
+	if !strings.Contains(logs.String(), "web search not configured") {
+		t.Errorf("log %q, want a line saying search is off", logs.String())
+	}
+
+	if _, err := search.Setup(context.Background(), config.Config{TavilyAPIKey: "k", TavilyBaseURL: "not a url"}, nil, slog.New(slog.DiscardHandler)); err == nil {
+		t.Error("Setup() with a bad base URL: error = nil, want one")
 	}
 }
