@@ -30,8 +30,9 @@ local-bin:
 	@$(GO) build -o $(LOCAL_BIN) ./infra/local
 
 ## run: DynamoDB Local + tables + demo account + the API on http://127.0.0.1:3000, in the foreground. Ctrl-C stops all of it.
+## FAKE_SEARCH=1 answers web searches from a local fake Tavily API; FAKE_SEARCH_SCRIPT=<file> gives it scripted results.
 run: local-bin
-	@exec $(LOCAL_BIN) run
+	@exec $(LOCAL_BIN) run $(if $(FAKE_SEARCH),--fake-search) $(if $(FAKE_SEARCH_SCRIPT),--fake-search-script $(FAKE_SEARCH_SCRIPT))
 
 ## test: everything CI checks.
 test: lint unit

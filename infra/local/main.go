@@ -31,10 +31,11 @@ import (
 	"github.com/screenagent/backend/shared/awsconfig"
 	"github.com/screenagent/backend/shared/logging"
 	"github.com/screenagent/backend/shared/sam"
+	"github.com/screenagent/backend/shared/search/searchtest"
 )
 
 const usage = `usage:
-  local run [--addr 127.0.0.1:3000] [--dynamodb-port 8000] [--env-vars infra/env.json]
+  local run [--addr 127.0.0.1:3000] [--dynamodb-port 8000] [--env-vars infra/env.json] [--fake-search] [--fake-search-script FILE]
   local invoke --function <folder or logical ID> [--event FILE] [--dynamodb-endpoint URL]
   local with-dynamodb -- COMMAND [ARGS...]
   local tables [--endpoint http://127.0.0.1:8000]   create the template's tables (and the demo account) in a running DynamoDB Local`
@@ -88,7 +89,7 @@ func loadProject() (project, error) {
 	return project{root: root, tmpl: tmpl}, nil
 }
 
-func (p project) emulator(logger *slog.Logger, envFile, dynamoEndpoint string, names map[string]string) (*emulator.Emulator, error) {
+func (p project) emulator(logger *slog.Logger, envFile string, overrides, names map[string]string) (*emulator.Emulator, error) {
 	if envFile != "" && !filepath.IsAbs(envFile) {
 		envFile = filepath.Join(p.root, envFile)
 	}
@@ -100,7 +101,7 @@ func (p project) emulator(logger *slog.Logger, envFile, dynamoEndpoint string, n
 		Root:      p.root,
 		Env:       sam.Env{Resources: names},
 		EnvFile:   envFile,
-		Overrides: map[string]string{"DYNAMODB_ENDPOINT": dynamoEndpoint},
+		Overrides: overrides,
 		BuildDir:  filepath.Join(p.root, ".local", "build"),
 		Logger:    logger,
 	})
@@ -111,12 +112,25 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 	addr := fs.String("addr", "127.0.0.1:3000", "address the API listens on")
 	port := fs.Int("dynamodb-port", 8000, "port of DynamoDB Local")
 	envFile := fs.String("env-vars", "infra/env.json", "environment overrides in `sam local --env-vars` format")
+	fakeSearch := fs.Bool("fake-search", false, "answer web searches from a local fake of the Tavily API, with made-up results")
+	searchScript := fs.String("fake-search-script", "", "a JSON `file` of scripted results for the fake search ([{\"query\", \"results\"}]; implies --fake-search)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	p, err := loadProject()
 	if err != nil {
 		return err
+	}
+	overrides := map[string]string{}
+	if *fakeSearch || *searchScript != "" {
+		srv, err := startFakeSearch(*searchScript)
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		// The fake replaces any configured key, so no real search is made by mistake.
+		overrides["TAVILY_BASE_URL"], overrides["TAVILY_API_KEY"], overrides["TAVILY_API_KEY_SECRET_ARN"] = srv.URL(), searchtest.Key, ""
+		logger.Info("fake web search", "url", srv.URL(), "script", *searchScript)
 	}
 	// Listen first: a busy port should fail before minutes of setup, not after.
 	ln, err := net.Listen("tcp", *addr)
@@ -147,7 +161,8 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 		return err
 	}
 
-	emu, err := p.emulator(logger, *envFile, db.Endpoint(), names)
+	overrides["DYNAMODB_ENDPOINT"] = db.Endpoint()
+	emu, err := p.emulator(logger, *envFile, overrides, names)
 	if err != nil {
 		return err
 	}
@@ -173,6 +188,27 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)
+}
+
+// startFakeSearch starts the fake Tavily API: with a script, it answers the scripted queries
+// (and nothing for others, as a search that finds nothing); without, made-up results for all.
+func startFakeSearch(script string) (*searchtest.Server, error) {
+	srv := searchtest.Start(searchtest.Key)
+	if script == "" {
+		srv.GenerateUnscripted()
+		return srv, nil
+	}
+	f, err := os.Open(script)
+	if err != nil {
+		srv.Close()
+		return nil, fmt.Errorf("fake search script: %w", err)
+	}
+	defer f.Close()
+	if err := srv.LoadScript(f); err != nil {
+		srv.Close()
+		return nil, err
+	}
+	return srv, nil
 }
 
 // Demo account defaults; DEMO_EMAIL, DEMO_PASSWORD and DEMO_ORG override them.
@@ -231,7 +267,7 @@ func invoke(ctx context.Context, logger *slog.Logger, args []string) error {
 	if _, err := awsconfig.DynamoDB(cfg, *endpoint).ListTables(ctx, nil); err != nil {
 		return fmt.Errorf("DynamoDB Local at %s does not answer (start it with `make run` in another terminal): %w", *endpoint, err)
 	}
-	emu, err := p.emulator(logger, *envFile, *endpoint, tables.Names(p.tmpl, ""))
+	emu, err := p.emulator(logger, *envFile, map[string]string{"DYNAMODB_ENDPOINT": *endpoint}, tables.Names(p.tmpl, ""))
 	if err != nil {
 		return err
 	}

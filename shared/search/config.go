@@ -2,7 +2,9 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/secret"
@@ -30,6 +32,31 @@ func FromConfig(ctx context.Context, cfg config.Config, secrets secret.Getter) (
 		}
 	}
 	return NewClient(Options{BaseURL: cfg.TavilyBaseURL, APIKey: key})
+}
+
+// Setup builds a function's Searcher at cold start over cache (searchdb.Store in the functions).
+// Without a configured key the Searcher's searches fail with ErrNotConfigured and Enabled is
+// false, so the function still starts (local runs have no key); a key that cannot be read is an
+// error.
+func Setup(ctx context.Context, cfg config.Config, cache Cache, logger *slog.Logger) (*Searcher, error) {
+	s := NewSearcher(nil, cache, logger)
+	c, err := FromConfig(ctx, cfg, nil)
+	switch {
+	case errors.Is(err, ErrNotConfigured):
+		s.logger().InfoContext(ctx, "web search not configured: the agent works without it", "error", err.Error())
+		s.Backend = Unconfigured{Err: err}
+	case err != nil:
+		return nil, err
+	default:
+		s.Backend = c
+	}
+	return s, nil
+}
+
+// Enabled reports whether searches can succeed: false when no search key is configured.
+func (s *Searcher) Enabled() bool {
+	_, off := s.Backend.(Unconfigured)
+	return !off
 }
 
 // Unconfigured is the Backend of a deployment without a search key: every search fails with

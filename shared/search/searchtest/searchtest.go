@@ -52,11 +52,12 @@ type Script []struct {
 	Results []Result `json:"results"`
 }
 
-// failure is one scripted failure of the next request.
+// failure is what happens to the next request: a failure, or (pass) its normal answer.
 type failure struct {
 	status     int
 	retryAfter time.Duration
 	hang       bool
+	pass       bool
 }
 
 // Server is the fake. Its methods are safe for concurrent use.
@@ -145,6 +146,10 @@ func (s *Server) FailRetryAfter(status int, d time.Duration) {
 	s.push(failure{status: status, retryAfter: d})
 }
 
+// Pass lets the next request be answered normally, so that failures scripted after it hit the
+// requests that follow (e.g. the second search of a widened one).
+func (s *Server) Pass() { s.push(failure{pass: true}) }
+
 // Hang makes the next request wait without an answer until the client gives up.
 func (s *Server) Hang() { s.push(failure{hang: true}) }
 
@@ -209,7 +214,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, rec)
 	var fail *failure
 	if len(s.failures) > 0 {
-		fail = &s.failures[0]
+		if f := s.failures[0]; !f.pass {
+			fail = &f
+		}
 		s.failures = s.failures[1:]
 	}
 	s.mu.Unlock()
