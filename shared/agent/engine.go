@@ -45,6 +45,8 @@ type TaskStore interface {
 	GetIdempotency(ctx context.Context, tenantID, key string) (tasks.IdempotencyRecord, error)
 	IdempotencyItem(tenantID string, rec tasks.IdempotencyRecord) (dynamo.Item, error)
 	DebugItem(tenantID string, e tasks.DebugEntry) (dynamo.Item, error)
+	VerificationItem(tenantID string, v tasks.Verification) (dynamo.Item, error)
+	CorrectionItem(tenantID string, c tasks.Correction) (dynamo.Item, error)
 	PutDebug(ctx context.Context, tenantID string, e tasks.DebugEntry) error
 }
 
@@ -406,6 +408,28 @@ func (e *Engine) store(ctx context.Context, req Request, st state, prevAction st
 		return err
 	}
 	items = append(items, dbg)
+	if resp.Verification != nil {
+		it, err := e.Tasks.VerificationItem(tenant, *resp.Verification)
+		if err != nil {
+			return err
+		}
+		items = append(items, it)
+	}
+	if resp.Correction != nil {
+		it, err := e.Tasks.CorrectionItem(tenant, *resp.Correction)
+		if err != nil {
+			return err
+		}
+		items = append(items, it)
+	}
+	if change, _ := debug["planChange"].(string); change != "" {
+		it, err := e.Tasks.DebugItem(tenant, tasks.DebugEntry{ID: uuid.NewString(), TaskID: st.task.ID, LogType: "plan", CreatedAt: now,
+			Data: map[string]any{"step": step.Index, "change": change, "plan": resp.Plan}})
+		if err != nil {
+			return err
+		}
+		items = append(items, it)
+	}
 	if req.IdempotencyKey != "" {
 		body, err := json.Marshal(resp)
 		if err != nil {

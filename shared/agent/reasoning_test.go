@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
 
 const peopleDOM = `<table><tr><td>Marisol Vega</td><td>Chief Executive Officer</td></tr></table><a id="1" href="https://crm.example/">CRM</a>`
@@ -205,5 +206,26 @@ func TestACookieBannerIsClosedBeforeTheTarget(t *testing.T) {
 	f2.llm.Reply(reply("Rejecting cookies.", "click(21)"))
 	if r := f2.step(t, Request{DOM: dom}); r.Action != "click(21)" {
 		t.Errorf("action inside the overlay = %s, want click(21)", r.Action)
+	}
+}
+
+func TestRecordsAreStoredWithTheStep(t *testing.T) {
+	f := newFixture(t)
+	f.llm.Reply("<Plan>\n1. Open the cart\n</Plan>\n<Expect>url contains \"/cart\"</Expect>\n" + reply("Opening the cart.", "click(3)"))
+	r := f.step(t, Request{})
+	f.llm.Reply(reply("Trying again.", "click(3)"))
+	f.step(t, Request{TaskID: r.TaskID, Report: &tasks.Report{Status: "success"}})
+	ctx := context.Background()
+	vs, err := f.tasks.Verifications(ctx, alice.TenantID, r.TaskID)
+	if err != nil || len(vs) != 1 || vs[0].Verdict != tasks.Unverified || vs[0].StepIndex != 0 {
+		t.Errorf("verification records = %+v, %v; want one failed record of step 0", vs, err)
+	}
+	cs, err := f.tasks.Corrections(ctx, alice.TenantID, r.TaskID)
+	if err != nil || len(cs) != 1 || cs[0].Action != "click(3)" || cs[0].Strategy == "" {
+		t.Errorf("correction records = %+v, %v; want one with its strategy and the corrected action", cs, err)
+	}
+	plans, _ := f.tasks.ListDebug(ctx, alice.TenantID, tasksdb.DebugFilter{TaskID: r.TaskID, LogType: "plan"})
+	if len(plans) != 1 {
+		t.Errorf("%d plan debug entries, want 1 (the plan was made once)", len(plans))
 	}
 }
