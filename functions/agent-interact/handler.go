@@ -15,6 +15,7 @@ import (
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/debugmode"
 	"github.com/screenagent/backend/shared/httpapi"
+	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/metrics"
 	"github.com/screenagent/backend/shared/tasks"
 )
@@ -186,6 +187,13 @@ func httpError(err error) error {
 	case errors.Is(err, agent.ErrIdempotencyMismatch):
 		return httpapi.NewError(httpapi.CodeResourceConflict, "This Idempotency-Key was already used with a different request.")
 	case errors.Is(err, agent.ErrLLM):
+		// Retrying cannot help a deployment without a model: say what to set instead.
+		var nc *llm.NotConfiguredError
+		if errors.As(err, &nc) {
+			e := httpapi.Wrap(httpapi.CodeLLM, nc.Advice()+" The task is unchanged.", err)
+			e.Details = map[string]any{"reason": "not_configured", "missing": nc.Missing}
+			return e
+		}
 		return httpapi.Wrap(httpapi.CodeLLM, "The language model is unavailable; the task is unchanged, retry the step.", err)
 	}
 	return err
