@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,6 +70,29 @@ func TestRoutesMatchTemplate(t *testing.T) {
 	for _, r := range inDoc {
 		if !slices.Contains(inTemplate, r) {
 			t.Errorf("infra/openapi/openapi.yaml documents %s, which template.yaml does not route", r)
+		}
+	}
+}
+
+// infra/api.http has a request for every route of the template.
+func TestHTTPFileCoversEveryRoute(t *testing.T) {
+	root, err := ddblocal.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "infra", "api.http"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	request := regexp.MustCompile(`(?m)^(GET|POST) \{\{base\}\}([^?\s]*)`)
+	var covered []string
+	for _, m := range request.FindAllStringSubmatch(string(b), -1) {
+		// {{runId}} stands for the template's {runId}.
+		covered = append(covered, m[1]+" "+strings.NewReplacer("{{", "{", "}}", "}").Replace(m[2]))
+	}
+	for _, r := range template(t).Routes() {
+		if route := r.Method + " " + r.Path; !slices.Contains(covered, route) {
+			t.Errorf("infra/api.http has no request for %s", route)
 		}
 	}
 }
