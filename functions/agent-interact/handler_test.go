@@ -13,6 +13,7 @@ import (
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/agent"
 	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/metrics"
 )
 
@@ -129,6 +130,24 @@ func TestEngineErrorsMapToTheContract(t *testing.T) {
 				t.Errorf("got %d %s, want %d %s without internals", w.Code, w.Body, tc.status, tc.code)
 			}
 		})
+	}
+}
+
+// Without a model, retrying cannot help: the answer says so and names what to set.
+func TestUnconfiguredLLMNamesTheSetting(t *testing.T) {
+	nc := &llm.NotConfiguredError{Provider: "openai", Missing: []string{"OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN"}}
+	w, _ := serve(t, &fakeEngine{err: fmt.Errorf("%w: %w", agent.ErrLLM, fmt.Errorf("%w: %w", llm.ErrUnavailable, nc))}, valid+`}`, nil)
+	var body struct {
+		Code    string         `json:"code"`
+		Message string         `json:"message"`
+		Details map[string]any `json:"details"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+		t.Fatal(err)
+	}
+	if w.Code != 500 || body.Code != "LLM_ERROR" || !strings.Contains(body.Message, "No language model is configured: set OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN") ||
+		strings.Contains(body.Message, "retry") || body.Details["reason"] != "not_configured" {
+		t.Errorf("got %d %+v, want 500 LLM_ERROR saying no model is configured, naming OPENAI_API_KEY, reason not_configured", w.Code, body)
 	}
 }
 

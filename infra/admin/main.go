@@ -5,7 +5,7 @@
 //	go run ./infra/admin user list
 //	go run ./infra/admin org create --name Acme
 //	go run ./infra/admin org add-member --org Acme --email ana@example.com [--role admin|member]
-//	go run ./infra/admin tenant set-tier (--email ana@example.com | --org Acme) --tier pro
+//	go run ./infra/admin tenant set-tier (--org Acme | --email ana@example.com [--personal]) --tier pro
 //	go run ./infra/admin domain add|remove (--email ana@example.com | --org Acme) --pattern '*.acme.com'
 //	go run ./infra/admin domain list (--email ana@example.com | --org Acme)
 //	go run ./infra/admin knowledge ingest (--email ana@example.com | --org Acme) --domain app.acme.com FILE...
@@ -47,7 +47,7 @@ const usage = `admin [--endpoint URL] [--table NAME] COMMAND
   user list
   org create --name NAME
   org add-member --org NAME --email E [--role admin|member]
-  tenant set-tier (--email E | --org NAME) --tier free|pro|enterprise
+  tenant set-tier (--org NAME | --email E [--personal]) --tier free|pro|enterprise
   domain add (--email E | --org NAME) --pattern P
   domain remove (--email E | --org NAME) --pattern P
   domain list (--email E | --org NAME)

@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path"
@@ -35,6 +36,8 @@ type Config struct {
 	MaxProcesses int
 	// Logger receives request, cold start, build and error logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Output receives the functions' stdout and stderr, whole lines at a time; nil means os.Stderr.
+	Output io.Writer
 }
 
 // Emulator runs the template's functions and serves its HTTP API routes.
@@ -51,6 +54,7 @@ type Emulator struct {
 	closeOnce sync.Once
 	closeErr  error
 	removeDir string
+	output    io.Writer
 }
 
 // New prepares an emulator; nothing is built or started until first use or Build.
@@ -116,6 +120,10 @@ func New(cfg Config) (_ *Emulator, err error) {
 		builder:   newBuilder(root, log),
 		done:      make(chan struct{}),
 		removeDir: removeDir,
+		output:    cfg.Output,
+	}
+	if e.output == nil {
+		e.output = os.Stderr
 	}
 	layers := envLayers{file: file, caller: caller, overrides: cfg.Overrides, log: log}
 	for _, fn := range cfg.Template.Functions() {

@@ -39,9 +39,29 @@ const (
 	EnvGigaChatCACert = "GIGACHAT_CA_CERT"
 )
 
-// ErrNotConfigured is matched when the selected provider lacks a required setting; the error
-// names the missing variables.
+// ErrNotConfigured is matched when the selected provider lacks a required setting; the error is
+// a *NotConfiguredError naming the missing variables.
 var ErrNotConfigured = errors.New("llm not configured")
+
+// NotConfiguredError is the configuration error of a provider that lacks required settings.
+type NotConfiguredError struct {
+	Provider string
+	// Missing names each missing setting, e.g. "OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN".
+	Missing []string
+}
+
+func (e *NotConfiguredError) Error() string {
+	return fmt.Sprintf("%v (%s): missing %s", ErrNotConfigured, e.Provider, strings.Join(e.Missing, ", "))
+}
+
+// Is makes errors.Is(err, ErrNotConfigured) hold.
+func (e *NotConfiguredError) Is(target error) bool { return target == ErrNotConfigured }
+
+// Advice tells the person running the deployment what to set. It names settings, never values.
+func (e *NotConfiguredError) Advice() string {
+	return fmt.Sprintf("No language model is configured: set %s (locally in your shell or infra/env.json; in AWS through the stack's parameters).",
+		strings.Join(e.Missing, " and "))
+}
 
 // Setup is what FromConfig needs beyond config.Config. The zero value reads the process
 // environment and, only when a secret ARN is configured, AWS Secrets Manager.
@@ -171,7 +191,7 @@ func resolve(cfg config.Config, getenv func(string) string) (settings, error) {
 		return s, fmt.Errorf("configuration: %s", strings.Join(append(problems, missingText(missing)...), "; "))
 	}
 	if len(missing) > 0 {
-		return s, fmt.Errorf("%w (%s): %s", ErrNotConfigured, s.provider, strings.Join(missingText(missing), ""))
+		return s, &NotConfiguredError{Provider: s.provider, Missing: missing}
 	}
 	return s, nil
 }

@@ -199,6 +199,10 @@ func TestFromConfigNotConfigured(t *testing.T) {
 	if !errors.Is(err, ErrNotConfigured) || info.Model != "m" {
 		t.Errorf("FromConfig() = %+v, %v; want ErrNotConfigured with the model known", info, err)
 	}
+	var nc *NotConfiguredError
+	if !errors.As(err, &nc) || !strings.Contains(nc.Advice(), "set OPENAI_BASE_URL and OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN") {
+		t.Errorf("FromConfig() error = %v, want a *NotConfiguredError whose advice names the missing settings", err)
+	}
 }
 
 func TestTrustingHTTPClient(t *testing.T) {

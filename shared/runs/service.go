@@ -186,6 +186,11 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (StepResponse, erro
 	})
 	d, err := s.decide(ctx, system, user, page)
 	m := d.metrics()
+	if errors.Is(err, llm.ErrNotConfigured) {
+		// The deployment lacks a model, not the run: leave the run as it was, so that it goes on
+		// once a model is configured, and let the edge say what to set.
+		return StepResponse{}, fmt.Errorf("run %s step: %w", run.ID, err)
+	}
 	if err != nil {
 		s.logger().WarnContext(ctx, "run step: llm failed", "runId", run.ID, "error", err.Error())
 		return s.stop(ctx, idem, run, next, result, "The language model is unavailable: "+llmReason(err), m)
@@ -432,8 +437,6 @@ func llmReason(err error) string {
 		return "no reply in time."
 	case errors.As(err, &e) && e.StatusCode != 0:
 		return fmt.Sprintf("the provider answered with status %d.", e.StatusCode)
-	case errors.Is(err, llm.ErrNotConfigured):
-		return "no model is configured."
 	}
 	return "it could not be reached."
 }

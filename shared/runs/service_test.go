@@ -189,11 +189,15 @@ func TestCorrectionSkippedWithoutTime(t *testing.T) {
 
 func TestUnconfiguredLLM(t *testing.T) {
 	f := newFixture(t)
-	f.svc.LLM = llm.Unconfigured{Err: fmt.Errorf("%w (openai): OPENAI_API_KEY is not set", llm.ErrNotConfigured)}
+	f.svc.LLM = llm.Unconfigured{Err: &llm.NotConfiguredError{Provider: "openai", Missing: []string{"OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN"}}}
 	id := f.start(t, runs.ModeAutonomous)
-	r := f.step(t, id, nil, nil)
-	if r.Action != runs.ActionError || r.Error != "The language model is unavailable: no model is configured." || r.State.Status != runs.StatusError {
-		t.Errorf("step = %+v, want an error stop saying no model is configured", r)
+	_, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", RunID: id, Snapshot: page})
+	if !errors.Is(err, llm.ErrNotConfigured) {
+		t.Fatalf("step error = %v, want ErrNotConfigured", err)
+	}
+	// The run goes on once a model is configured.
+	if got, _ := f.svc.Get(context.Background(), "ten-a", id); got.State.Status != runs.StatusCreated || got.State.CurrentStep != 0 {
+		t.Errorf("run after the step = %+v, want it unchanged (created, step 0)", got.State)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/httpapi"
+	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/ratelimit"
 	"github.com/screenagent/backend/shared/retention"
 	"github.com/screenagent/backend/shared/runs"
@@ -56,7 +57,10 @@ func (h HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // httpError maps the run service's and authentication's errors to the API's codes.
 func httpError(err error) error {
 	conflict := func(msg string) error { return httpapi.Wrap(httpapi.CodeResourceConflict, msg, err) }
+	var notConfigured *llm.NotConfiguredError
 	switch {
+	case errors.As(err, &notConfigured):
+		return httpapi.Wrap(httpapi.CodeLLM, notConfigured.Advice()+" The run is unchanged.", err)
 	case errors.Is(err, runs.ErrNotFound):
 		return httpapi.NewError(httpapi.CodeNotFound, "Run not found or expired.")
 	case errors.Is(err, runs.ErrFinished):

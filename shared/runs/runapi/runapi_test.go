@@ -10,6 +10,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/runs"
 )
 
@@ -31,6 +32,8 @@ func TestWriteError(t *testing.T) {
 			`{"error":"VALIDATION_ERROR","message":"Invalid request: snapshot.elements[3].text must be at most 200 characters, got 201"}`},
 		{"database", fmt.Errorf("get run: %w", &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "GetItem", Err: errors.New("refused")}), 500,
 			`{"error":"DATABASE_ERROR","message":"A database error occurred."}`},
+		{"no model configured", fmt.Errorf("run step: %w", &llm.NotConfiguredError{Provider: "openai", Missing: []string{"OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN"}}), 500,
+			`{"error":"LLM_ERROR","message":"No language model is configured: set OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN (locally in your shell or infra/env.json; in AWS through the stack's parameters). The run is unchanged."}`},
 		{"anything else", errors.New("secret internals"), 500, `{"error":"INTERNAL_ERROR","message":"An internal error occurred."}`},
 	}
 	for _, tc := range cases {
