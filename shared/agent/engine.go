@@ -353,7 +353,7 @@ func (e *Engine) store(ctx context.Context, req Request, st state, step tasks.St
 	}
 	items = append(items, dynamo.Items(ErrConflict, batch.Items...)...)
 
-	dbg, err := e.Tasks.DebugItem(tenant, tasks.DebugEntry{ID: uuid.NewString(), TaskID: st.task.ID, LogType: "step", Data: debug, CreatedAt: now})
+	dbg, err := e.Tasks.DebugItem(tenant, tasks.DebugEntry{ID: uuid.NewString(), TaskID: st.task.ID, LogType: tasks.LogStep, Data: debug, CreatedAt: now})
 	if err != nil {
 		return err
 	}
@@ -429,7 +429,7 @@ func (e *Engine) recordFailure(ctx context.Context, st state, cause error, start
 		return
 	}
 	entry := tasks.DebugEntry{
-		ID: uuid.NewString(), TaskID: st.task.ID, LogType: "llm_error", CreatedAt: e.now(),
+		ID: uuid.NewString(), TaskID: st.task.ID, LogType: tasks.LogLLMError, CreatedAt: e.now(),
 		Data: map[string]any{"error": cause.Error(), "durationMs": e.now().Sub(start).Milliseconds(), "step": st.task.StepCount},
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.writeReserve())
