@@ -228,7 +228,9 @@ func (e *Engine) load(ctx context.Context, req Request) (state, error) {
 		}
 	} else {
 		t, err := e.Tasks.GetTask(ctx, tenant, req.TaskID)
-		if errors.Is(err, tasks.ErrNotFound) {
+		// Another member's task is not found either, rather than failing later on its session:
+		// the answer must not tell that the id exists.
+		if errors.Is(err, tasks.ErrNotFound) || err == nil && t.UserID != req.Identity.UserID {
 			return st, ErrTaskNotFound
 		}
 		if err != nil {

@@ -55,9 +55,10 @@ const (
 
 // Errors of the service. Each means the request changed nothing.
 var (
-	// ErrNotFound: no such run for the tenant, or it expired.
+	// ErrNotFound: no such run of the user, or it expired. Another user's run, even in the same
+	// tenant, is not found: runs belong to the user who started them.
 	ErrNotFound = errors.New("runs: run not found")
-	// ErrFinished: the run is completed, failed or cancelled.
+	// ErrFinished: the run is completed, failed or cancelled (a step, an answer or a cancel).
 	ErrFinished = errors.New("runs: run already finished")
 	// ErrWaitingUser: a step was asked for while the run waits for an answer.
 	ErrWaitingUser = errors.New("runs: run is waiting for the user's answer")
@@ -162,10 +163,13 @@ func (r Result) Observation() string {
 	return "Failed"
 }
 
-// UserAnswer is the user's reply to a question, recorded on the step it led to.
+// UserAnswer is the user's reply to a question, recorded on the step it led to (or, when it
+// declined, on the run it cancelled).
 type UserAnswer struct {
 	Approved bool   `dynamodbav:"approved"`
 	Text     string `dynamodbav:"text,omitempty"`
+	// UserID is who answered.
+	UserID string `dynamodbav:"userId,omitempty"`
 }
 
 // Usage is the LLM's token usage of a step.
@@ -244,6 +248,8 @@ type Run struct {
 	// LastResult is the result of the last step's action when it arrived with a request that
 	// ended the run without a new step (so the history still shows it).
 	LastResult *Result
+	// LastAnswer is the answer that declined the pending question and so cancelled the run.
+	LastAnswer *UserAnswer
 	// Result is the final answer of a completed run; Error says why a run stopped or was cancelled.
 	Result    string
 	Error     string

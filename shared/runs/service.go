@@ -135,6 +135,7 @@ func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode
 // StepRequest is one POST /agent/run/{runId}/step.
 type StepRequest struct {
 	TenantID string
+	UserID   string
 	RunID    string
 	// Snapshot is the page now; nil keeps the last one.
 	Snapshot *Snapshot
@@ -148,13 +149,14 @@ type StepRequest struct {
 // steps, the LLM's choice, loop detection, the security gate, self-reflection. It stores the
 // step, or the run's end, in one conditional write; on an error the run is unchanged.
 func (s *Service) Step(ctx context.Context, req StepRequest) (StepResponse, error) {
+	// Ownership first: a stored response is only ever replayed to the run's own user.
+	run, err := s.load(ctx, req.TenantID, req.UserID, req.RunID)
+	if err != nil {
+		return StepResponse{}, err
+	}
 	idem := idemRequest{ScopeStep, req.TenantID, req.RunID, req.IdempotencyKey, req.RequestHash}
 	if resp, found, err := s.replay(ctx, idem); found || err != nil {
 		return resp, err
-	}
-	run, err := s.Store.Get(ctx, req.TenantID, req.RunID)
-	if err != nil {
-		return StepResponse{}, err
 	}
 	switch {
 	case run.Status.Finished():
@@ -260,6 +262,7 @@ func (s *Service) stop(ctx context.Context, idem idemRequest, prev, next Run, re
 // AnswerRequest is one POST /agent/run/{runId}/answer.
 type AnswerRequest struct {
 	TenantID       string
+	UserID         string
 	RunID          string
 	Approved       bool
 	Answer         string
@@ -275,13 +278,13 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	if n := utf8.RuneCountInString(text); n > maxAnswerText {
 		return StepResponse{}, invalid("answer", "must be at most %d characters", maxAnswerText)
 	}
+	run, err := s.load(ctx, req.TenantID, req.UserID, req.RunID)
+	if err != nil {
+		return StepResponse{}, err
+	}
 	idem := idemRequest{ScopeAnswer, req.TenantID, req.RunID, req.IdempotencyKey, req.RequestHash}
 	if resp, found, err := s.replay(ctx, idem); found || err != nil {
 		return resp, err
-	}
-	run, err := s.Store.Get(ctx, req.TenantID, req.RunID)
-	if err != nil {
-		return StepResponse{}, err
 	}
 	switch {
 	case run.Status.Finished():
@@ -296,10 +299,11 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	if text != "" {
 		reply.Message += " Their answer: " + text
 	}
+	answer := &UserAnswer{Approved: req.Approved, Text: text, UserID: req.UserID}
 	next := run
 	next.PendingQuestion, next.PendingTool = "", nil
 	if !req.Approved {
-		next.Status, next.Error, next.LastResult = StatusCancelled, "Cancelled: the user declined.", reply
+		next.Status, next.Error, next.LastResult, next.LastAnswer = StatusCancelled, "Cancelled: the user declined.", reply, answer
 		return s.save(ctx, idem, run, next, nil, StepResponse{Action: ActionError, Error: next.Error, State: stateOf(next)})
 	}
 	if run.CurrentStep >= run.MaxSteps {
@@ -311,7 +315,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	}
 	entry := Entry{
 		StepNumber: run.CurrentStep + 1, Action: tool.Name, Tool: &tool, PreviousResult: reply,
-		UserAnswer: &UserAnswer{Approved: true, Text: text},
+		UserAnswer: answer,
 	}
 	if run.CurrentSnapshot != nil {
 		entry.URL = run.CurrentSnapshot.URL
@@ -320,16 +324,16 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	return s.save(ctx, idem, run, next, &entry, StepResponse{Action: ActionExecuteTool, Tool: toolView(&tool), State: stateOf(next)})
 }
 
-// Cancel cancels an unfinished run; a finished one is left as it is. Either way the run is no
-// longer going, so a repeated cancel succeeds too.
-func (s *Service) Cancel(ctx context.Context, tenantID, runID string) error {
+// Cancel cancels an unfinished run. A finished run (completed, failed or already cancelled) is
+// ErrFinished: cancelling it would change nothing, and answering success would claim it did.
+func (s *Service) Cancel(ctx context.Context, tenantID, userID, runID string) error {
 	for range 3 {
-		run, err := s.Store.Get(ctx, tenantID, runID)
+		run, err := s.load(ctx, tenantID, userID, runID)
 		if err != nil {
 			return err
 		}
 		if run.Status.Finished() {
-			return nil
+			return ErrFinished
 		}
 		next := run
 		next.Status, next.Error = StatusCancelled, "Cancelled by the user."
@@ -343,8 +347,8 @@ func (s *Service) Cancel(ctx context.Context, tenantID, runID string) error {
 }
 
 // Get returns the run's full state.
-func (s *Service) Get(ctx context.Context, tenantID, runID string) (GetResponse, error) {
-	run, err := s.Store.Get(ctx, tenantID, runID)
+func (s *Service) Get(ctx context.Context, tenantID, userID, runID string) (GetResponse, error) {
+	run, err := s.load(ctx, tenantID, userID, runID)
 	if err != nil {
 		return GetResponse{}, err
 	}
@@ -353,6 +357,19 @@ func (s *Service) Get(ctx context.Context, tenantID, runID string) (GetResponse,
 		return GetResponse{}, err
 	}
 	return GetResponse{Success: true, State: runView(run, entries)}, nil
+}
+
+// load returns the user's run. Another user's run in the same tenant is ErrNotFound, exactly like
+// a run that does not exist, so that its id tells nothing.
+func (s *Service) load(ctx context.Context, tenantID, userID, runID string) (Run, error) {
+	run, err := s.Store.Get(ctx, tenantID, runID)
+	if err != nil {
+		return Run{}, err
+	}
+	if run.UserID != userID {
+		return Run{}, ErrNotFound
+	}
+	return run, nil
 }
 
 // idemRequest identifies a request for idempotent replay; no key means none.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func (f *fixture) start(t *testing.T, mode runs.Mode) string {
 
 func (f *fixture) step(t *testing.T, runID string, snap *runs.Snapshot, result *runs.Result) runs.StepResponse {
 	t.Helper()
-	resp, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", RunID: runID, Snapshot: snap, LastActionResult: result})
+	resp, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: runID, Snapshot: snap, LastActionResult: result})
 	if err != nil {
 		t.Fatalf("Step() error = %v", err)
 	}
@@ -94,11 +95,11 @@ func TestStepFlowToFinish(t *testing.T) {
 	if u := f.llm.Requests()[2].User(); !strings.Contains(u, "URL: https://shop.example/") {
 		t.Errorf("a step without a snapshot must show the last one:\n%s", u)
 	}
-	if _, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", RunID: id}); !errors.Is(err, runs.ErrFinished) {
+	if _, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id}); !errors.Is(err, runs.ErrFinished) {
 		t.Errorf("step after finish error = %v, want ErrFinished", err)
 	}
 
-	got, err := f.svc.Get(context.Background(), "ten-a", id)
+	got, err := f.svc.Get(context.Background(), "ten-a", "u-1", id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestStepFlowToFinish(t *testing.T) {
 			t.Errorf("history[%d] = %+v, want step %d %s → %q", i, h, i+1, w.action, w.observation)
 		}
 	}
-	if _, err := f.svc.Get(context.Background(), "ten-b", id); !errors.Is(err, runs.ErrNotFound) {
+	if _, err := f.svc.Get(context.Background(), "ten-b", "u-1", id); !errors.Is(err, runs.ErrNotFound) {
 		t.Errorf("another tenant's Get() error = %v, want ErrNotFound", err)
 	}
 }
@@ -141,7 +142,7 @@ func TestStartValidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := f.svc.Get(context.Background(), "ten-a", resp.RunID)
+	got, _ := f.svc.Get(context.Background(), "ten-a", "u-1", resp.RunID)
 	if got.State.Mode != runs.ModeCareful || resp.State != (runs.StateView{Status: runs.StatusCreated, MaxSteps: 150}) {
 		t.Errorf("Start() without a mode = %+v mode %s, want created, 150 steps, careful", resp, got.State.Mode)
 	}
@@ -178,7 +179,7 @@ func TestCorrectionSkippedWithoutTime(t *testing.T) {
 	// 6 s before the deadline, 3 s kept for writing: 3 s for the LLM, less than a correction needs.
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
 	defer cancel()
-	r, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", RunID: id})
+	r, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,7 @@ func TestIdempotentStep(t *testing.T) {
 	f := newFixture(t)
 	id := f.start(t, runs.ModeAutonomous)
 	f.llm.Reply(toolCall("observe", "{}"))
-	req := runs.StepRequest{TenantID: "ten-a", RunID: id, IdempotencyKey: "k-1", RequestHash: "h-1"}
+	req := runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, IdempotencyKey: "k-1", RequestHash: "h-1"}
 	first, err := f.svc.Step(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +253,7 @@ func TestPromptShowsTheLastTwentySteps(t *testing.T) {
 	if !strings.Contains(last, "(2 earlier steps not shown)\nStep 3: ") || strings.Contains(last, "Step 2: ") || !strings.Contains(last, "Step 22: ") {
 		t.Errorf("prompt of step 23 should show steps 3 to 22 only:\n%s", last)
 	}
-	got, _ := f.svc.Get(context.Background(), "ten-a", id)
+	got, _ := f.svc.Get(context.Background(), "ten-a", "u-1", id)
 	if n := len(got.State.Reflections); n != 4 || got.State.Reflections[3].StepNumber != 20 || got.State.Reflections[3].Efficiency != runs.EfficiencyHigh {
 		t.Errorf("reflections = %+v, want 4 (steps 5 to 20), all high", got.State.Reflections)
 	}
@@ -266,17 +267,17 @@ func TestAnswerTextReachesThePrompt(t *testing.T) {
 	if r.Action != runs.ActionAskUser || r.Question != "Monthly or yearly prices?" || r.State.Status != runs.StatusWaitingUser {
 		t.Fatalf("step = %+v, want the model's question", r)
 	}
-	if _, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", RunID: id}); !errors.Is(err, runs.ErrWaitingUser) {
+	if _, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id}); !errors.Is(err, runs.ErrWaitingUser) {
 		t.Errorf("step while waiting error = %v, want ErrWaitingUser", err)
 	}
-	a, err := f.svc.Answer(context.Background(), runs.AnswerRequest{TenantID: "ten-a", RunID: id, Approved: true, Answer: "yearly, in euros"})
+	a, err := f.svc.Answer(context.Background(), runs.AnswerRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Approved: true, Answer: "yearly, in euros"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a.Action != runs.ActionExecuteTool || a.Tool.Name != "observe" || a.State != (runs.StateView{Status: runs.StatusRunning, CurrentStep: 2, MaxSteps: 150}) {
 		t.Fatalf("answer = %+v, want observe at step 2", a)
 	}
-	if _, err := f.svc.Answer(context.Background(), runs.AnswerRequest{TenantID: "ten-a", RunID: id, Approved: true}); !errors.Is(err, runs.ErrNotWaiting) {
+	if _, err := f.svc.Answer(context.Background(), runs.AnswerRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Approved: true}); !errors.Is(err, runs.ErrNotWaiting) {
 		t.Errorf("second answer error = %v, want ErrNotWaiting", err)
 	}
 	f.llm.Reply(`{"type":"final","answer":"€100/year"}`)
@@ -292,21 +293,72 @@ func TestCancel(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	id := f.start(t, runs.ModeCareful)
-	if err := f.svc.Cancel(ctx, "ten-a", id); err != nil {
+	if err := f.svc.Cancel(ctx, "ten-a", "u-1", id); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.svc.Cancel(ctx, "ten-a", id); err != nil {
-		t.Errorf("second Cancel() error = %v, want nil", err)
+	if err := f.svc.Cancel(ctx, "ten-a", "u-1", id); !errors.Is(err, runs.ErrFinished) {
+		t.Errorf("second Cancel() error = %v, want ErrFinished (a finished run cannot be cancelled)", err)
 	}
-	got, _ := f.svc.Get(ctx, "ten-a", id)
+	got, _ := f.svc.Get(ctx, "ten-a", "u-1", id)
 	if got.State.Status != runs.StatusCancelled {
 		t.Errorf("status = %s, want cancelled", got.State.Status)
 	}
-	if _, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", RunID: id}); !errors.Is(err, runs.ErrFinished) {
+	if _, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id}); !errors.Is(err, runs.ErrFinished) {
 		t.Errorf("step after cancel error = %v, want ErrFinished", err)
 	}
-	if err := f.svc.Cancel(ctx, "ten-b", id); !errors.Is(err, runs.ErrNotFound) {
+	if err := f.svc.Cancel(ctx, "ten-b", "u-1", id); !errors.Is(err, runs.ErrNotFound) {
 		t.Errorf("another tenant's Cancel() error = %v, want ErrNotFound", err)
+	}
+}
+
+// TestRunsBelongToTheirUser: another member of the same tenant can neither read, step, answer
+// nor cancel a user's run (not found, as if it did not exist), nor replay its stored responses;
+// the run stays as it was; and the answer records who gave it.
+func TestRunsBelongToTheirUser(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	id := f.start(t, runs.ModeCareful)
+	f.llm.Reply(toolCall("click", `{"id":"agent-3"}`))
+	pay := &runs.Snapshot{URL: "https://shop.example/cart", Elements: []runs.Element{{ID: "agent-3", Tag: "button", Text: "Pay now"}}}
+	held, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: pay, IdempotencyKey: "k", RequestHash: "h"})
+	if err != nil || held.Action != runs.ActionAskUser {
+		t.Fatalf("owner's step = %+v, %v; want the held payment click", held, err)
+	}
+	before, _ := f.svc.Get(ctx, "ten-a", "u-1", id)
+
+	for name, call := range map[string]func() error{
+		"Get": func() error { _, err := f.svc.Get(ctx, "ten-a", "u-2", id); return err },
+		"Step": func() error {
+			_, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", UserID: "u-2", RunID: id, Snapshot: page})
+			return err
+		},
+		"Step replaying the owner's key": func() error {
+			_, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", UserID: "u-2", RunID: id, Snapshot: pay, IdempotencyKey: "k", RequestHash: "h"})
+			return err
+		},
+		"Answer": func() error {
+			_, err := f.svc.Answer(ctx, runs.AnswerRequest{TenantID: "ten-a", UserID: "u-2", RunID: id, Approved: true})
+			return err
+		},
+		"Cancel": func() error { return f.svc.Cancel(ctx, "ten-a", "u-2", id) },
+	} {
+		if err := call(); !errors.Is(err, runs.ErrNotFound) {
+			t.Errorf("%s by another member: error = %v, want ErrNotFound", name, err)
+		}
+	}
+	if after, _ := f.svc.Get(ctx, "ten-a", "u-1", id); !reflect.DeepEqual(after, before) {
+		t.Errorf("the run changed under another member's requests:\nbefore %+v\nafter  %+v", before, after)
+	}
+
+	if _, err := f.svc.Answer(ctx, runs.AnswerRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Approved: true, Answer: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := f.store.Entries(ctx, "ten-a", id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := entries[len(entries)-1].UserAnswer; a == nil || a.UserID != "u-1" || !a.Approved || a.Text != "go" {
+		t.Errorf("answer recorded = %+v, want approved by u-1 with its text", a)
 	}
 }
 
@@ -315,12 +367,12 @@ func TestIdleRunExpires(t *testing.T) {
 	id := f.start(t, runs.ModeCareful)
 	f.store.Now = func() time.Time { return time.Now().Add(time.Hour) }
 	for name, call := range map[string]func() error{
-		"Get": func() error { _, err := f.svc.Get(context.Background(), "ten-a", id); return err },
+		"Get": func() error { _, err := f.svc.Get(context.Background(), "ten-a", "u-1", id); return err },
 		"Step": func() error {
-			_, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", RunID: id})
+			_, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id})
 			return err
 		},
-		"Cancel": func() error { return f.svc.Cancel(context.Background(), "ten-a", id) },
+		"Cancel": func() error { return f.svc.Cancel(context.Background(), "ten-a", "u-1", id) },
 	} {
 		if err := call(); !errors.Is(err, runs.ErrNotFound) {
 			t.Errorf("%s() an hour idle error = %v, want ErrNotFound", name, err)

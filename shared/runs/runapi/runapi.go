@@ -7,14 +7,14 @@ package runapi
 import (
 	"errors"
 	"log/slog"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/history"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/ratelimit"
 	"github.com/screenagent/backend/shared/retention"
@@ -96,16 +96,21 @@ func NewStore(a *app.App) (*runsdb.Store, error) {
 // pathPrefix is where the run id starts in every run route but start.
 const pathPrefix = "/agent/run/"
 
-// RunID returns the {runId} of /agent/run/{runId}[/...]. Anything but a lowercase canonical
-// UUID names no run: runs.ErrNotFound.
+// RunID returns the {runId} of /agent/run/{runId}[/...] in lower case, the form runs are issued
+// with; anything but a canonical UUID is 400 VALIDATION_ERROR naming runId, as a malformed id is
+// on every other route.
 func RunID(r *http.Request) (string, error) {
-	rest, ok := strings.CutPrefix(r.URL.Path, pathPrefix)
-	if !ok {
-		return "", runs.ErrNotFound
-	}
+	rest, _ := strings.CutPrefix(r.URL.Path, pathPrefix)
 	id, _, _ := strings.Cut(rest, "/")
-	if parsed, err := uuid.Parse(id); err != nil || parsed.String() != id {
-		return "", runs.ErrNotFound
+	return history.ParseID("runId", id)
+}
+
+// ReadBody reads a run API request body (httpapi.ReadBody) whose Content-Type is JSON, absent,
+// or text/plain: the documented client posts /answer with fetch and no headers, which sends its
+// JSON string as text/plain. Any other type is 415 UNSUPPORTED_MEDIA_TYPE, as on /api/*.
+func ReadBody(r *http.Request) ([]byte, error) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && mt == "text/plain" {
+		return httpapi.ReadBody(r)
 	}
-	return id, nil
+	return httpapi.ReadJSONBody(r)
 }
