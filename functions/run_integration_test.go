@@ -517,3 +517,33 @@ func TestRunMaxStepsAndRateLimitOverHTTP(t *testing.T) {
 	}
 	t.Error("17 requests at a limit of 8 were never refused")
 }
+
+// TestRunFailuresOverHTTP: the first step without a page observes without the model; a failed
+// LLM call answers 503 LLM_ERROR with Retry-After and leaves the run as it was, so the client's
+// retry of the same step goes on.
+func TestRunFailuresOverHTTP(t *testing.T) {
+	fake := llmtest.New(t)
+	stack := stacktest.New(t, stacktest.Options{Env: llmEnv(fake, nil)})
+	createUser(t, stack, "ada@example.com", "a long enough passphrase")
+	ada := runClient{t, stack.URL, login(t, stack.URL, "ada@example.com", "a long enough passphrase")}
+	runID := ada.start("autonomous")
+
+	if status, step := ada.step(runID, nil, nil); status != 200 || step.Action != "execute_tool" || step.Tool.Name != "observe" || fake.Calls() != 0 {
+		t.Fatalf("first step without a page = %d %+v after %d LLM calls, want observe without the model", status, step, fake.Calls())
+	}
+	for range 3 {
+		fake.Fail(500)
+	}
+	status, hdr, raw := call(t, "POST", stack.URL+"/agent/run/"+runID+"/step", ada.token, map[string]any{"snapshot": snapshot("https://shop.example/"), "lastActionResult": map[string]any{"success": true}})
+	want := `{"error":"LLM_ERROR","message":"The language model is unavailable: the provider answered with status 500. The run is unchanged: retry the step."}`
+	if status != 503 || string(raw) != want || hdr.Get("Retry-After") == "" {
+		t.Fatalf("step with a failing LLM = %d %s (Retry-After %q), want 503 %s with Retry-After", status, raw, hdr.Get("Retry-After"), want)
+	}
+	if got := ada.get(runID).State; got.Status != "running" || got.CurrentStep != 1 || len(got.History) != 1 {
+		t.Errorf("run after the failure = %s at step %d with %d entries, want it unchanged (running, step 1)", got.Status, got.CurrentStep, len(got.History))
+	}
+	fake.Reply(toolReply("click", `{"id":"agent-2"}`))
+	if status, step := ada.step(runID, snapshot("https://shop.example/"), map[string]any{"success": true}); status != 200 || step.Tool == nil || step.Tool.Name != "click" || step.State.CurrentStep != 2 {
+		t.Errorf("retried step = %d %+v, want the click at step 2", status, step)
+	}
+}

@@ -72,6 +72,25 @@ var (
 	ErrIdempotencyRace = errors.New("runs: idempotency key in use by a concurrent request")
 )
 
+// LLMError is a step the model could not decide: the LLM call failed (after the client's own
+// retries) or gave no usable reply (after the corrective retry). The run is unchanged, so the
+// client may retry the step.
+type LLMError struct {
+	// Message says why, for the client; it never carries the provider's text.
+	Message string
+	// Err is the failed call's error, nil when replies came but none could be used.
+	Err error
+}
+
+func (e *LLMError) Error() string {
+	if e.Err != nil {
+		return e.Message + ": " + e.Err.Error()
+	}
+	return e.Message
+}
+
+func (e *LLMError) Unwrap() error { return e.Err }
+
 // Tool is one tool call with its arguments; only the arguments of its tool are set.
 type Tool struct {
 	Name   string  `dynamodbav:"name"`
@@ -196,8 +215,9 @@ type Entry struct {
 	// request (or the user's answer, for the step after a question).
 	PreviousResult *Result
 	UserAnswer     *UserAnswer
-	// URL is the page the step was decided on.
+	// URL is the page the step was decided on, PageHash its fingerprint (see fingerprint).
 	URL         string
+	PageHash    string
 	Model       string
 	Usage       Usage
 	LLMAttempts int
@@ -205,20 +225,20 @@ type Entry struct {
 	CreatedAt   time.Time
 }
 
-// signature identifies the step's action with all its arguments.
+// signature identifies the step's action with all its arguments, on the page it was taken on.
 func (e Entry) signature() string {
 	if e.Tool != nil {
-		return e.Tool.String()
+		return e.Tool.String() + " @" + e.PageHash
 	}
-	return e.Action + " " + strconv.Quote(e.Question)
+	return e.Action + " " + strconv.Quote(e.Question) + " @" + e.PageHash
 }
 
-// targetKey identifies the step's action by tool and target only.
+// targetKey identifies the step's action by tool and target only, on the page it was taken on.
 func (e Entry) targetKey() string {
 	if e.Tool != nil {
-		return e.Tool.Name + " " + e.Tool.target()
+		return e.Tool.Name + " " + e.Tool.target() + " @" + e.PageHash
 	}
-	return e.Action
+	return e.Action + " @" + e.PageHash
 }
 
 // toolName is the tool the step used (the held one for a gated step).

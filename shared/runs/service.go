@@ -182,23 +182,28 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (StepResponse, erro
 	}
 	results := resultsOf(history, result)
 	page := next.CurrentSnapshot
-	system, user := buildPrompt(promptInput{
-		Task: run.Task, History: history, Results: results, Earlier: run.CurrentStep - len(history),
-		Page: page, Reflection: adjusting(run.Reflections),
-	})
-	d, err := s.decide(ctx, system, user, page)
+	// Without a page there is nothing to decide on: the first move is to look (no LLM call).
+	d := decision{reply: Reply{Type: ReplyToolCall, Tool: Tool{Name: ToolObserve}, Thought: "No page has been observed yet."}}
+	if page != nil {
+		system, user := buildPrompt(promptInput{
+			Task: run.Task, History: history, Results: results, Earlier: run.CurrentStep - len(history),
+			Page: page, Reflection: adjusting(run.Reflections),
+		})
+		if d, err = s.decide(ctx, system, user, page); err != nil || d.invalid != "" {
+			// The run stays exactly as it was: the client retries the step.
+			reason := "The model did not choose a valid action: " + d.invalid
+			if err != nil {
+				reason = "The language model is unavailable: " + llmReason(err)
+			}
+			s.logger().WarnContext(ctx, "run step: no usable reply", "runId", run.ID, "reason", reason, "attempts", d.attempts)
+			return StepResponse{}, &LLMError{Message: reason + " The run is unchanged: retry the step.", Err: err}
+		}
+	}
 	m := d.metrics()
-	if err != nil {
-		s.logger().WarnContext(ctx, "run step: llm failed", "runId", run.ID, "error", err.Error())
-		return s.stop(ctx, idem, run, next, result, "The language model is unavailable: "+llmReason(err), m)
-	}
-	if d.invalid != "" {
-		return s.stop(ctx, idem, run, next, result, "The model did not choose a valid action: "+d.invalid, m)
-	}
 
 	entry := Entry{
 		StepNumber: run.CurrentStep + 1, Thought: d.reply.Thought, PreviousResult: result,
-		Model: d.model, Usage: d.usage, LLMAttempts: d.attempts, LLMLatency: d.latency,
+		Model: d.model, Usage: d.usage, LLMAttempts: d.attempts, LLMLatency: d.latency, PageHash: fingerprint(page),
 	}
 	if page != nil {
 		entry.URL = page.URL
@@ -315,7 +320,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	}
 	entry := Entry{
 		StepNumber: run.CurrentStep + 1, Action: tool.Name, Tool: &tool, PreviousResult: reply,
-		UserAnswer: answer,
+		UserAnswer: answer, PageHash: fingerprint(run.CurrentSnapshot),
 	}
 	if run.CurrentSnapshot != nil {
 		entry.URL = run.CurrentSnapshot.URL

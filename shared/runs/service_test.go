@@ -69,30 +69,28 @@ var success = &runs.Result{Success: true, Message: "Done"}
 func TestStepFlowToFinish(t *testing.T) {
 	f := newFixture(t)
 	id := f.start(t, runs.ModeAutonomous)
-	f.llm.ReplyWithUsage(toolCall("observe", "{}"), 100, 5)
-	f.llm.Reply(toolCall("click", `{"id":"agent-1"}`))
+	f.llm.ReplyWithUsage(toolCall("click", `{"id":"agent-1"}`), 100, 5)
 	f.llm.Reply(`{"type":"final","answer":"Pricing: $10/month","thought":"The page lists it."}`)
 
+	// The documented first call has no snapshot: observe, without asking the model.
 	r1 := f.step(t, id, nil, nil)
 	if r1.Action != runs.ActionExecuteTool || r1.Tool.Name != "observe" || r1.State != (runs.StateView{Status: runs.StatusRunning, CurrentStep: 1, MaxSteps: 150}) ||
-		r1.Metrics.PromptTokens != 100 || r1.Metrics.LLMAttempts != 1 {
-		t.Fatalf("step 1 = %+v, want observe at step 1 running with its usage", r1)
-	}
-	if u := f.llm.Requests()[0].User(); !strings.Contains(u, "(no snapshot yet") || !strings.Contains(u, "TASK: Find pricing information") {
-		t.Errorf("first prompt lacks the task or the no-snapshot note:\n%s", u)
+		r1.Metrics.LLMAttempts != 0 || f.llm.Calls() != 0 {
+		t.Fatalf("step 1 = %+v after %d LLM calls, want observe at step 1 running, and no LLM call", r1, f.llm.Calls())
 	}
 	r2 := f.step(t, id, page, &runs.Result{Success: true})
-	if r2.Action != runs.ActionExecuteTool || r2.Tool.Name != "click" || r2.Tool.Parameters["id"] != "agent-1" || r2.State.CurrentStep != 2 {
-		t.Fatalf("step 2 = %+v, want click agent-1 at step 2", r2)
+	if r2.Action != runs.ActionExecuteTool || r2.Tool.Name != "click" || r2.Tool.Parameters["id"] != "agent-1" || r2.State.CurrentStep != 2 ||
+		r2.Metrics.PromptTokens != 100 || r2.Metrics.LLMAttempts != 1 {
+		t.Fatalf("step 2 = %+v, want click agent-1 at step 2 with its usage", r2)
 	}
-	if u := f.llm.Requests()[1].User(); !strings.Contains(u, "Step 1: observe → Success") || !strings.Contains(u, `[agent-1] a text="Pricing"`) {
-		t.Errorf("second prompt lacks step 1 or the page:\n%s", u)
+	if u := f.llm.Requests()[0].User(); !strings.Contains(u, "TASK: Find pricing information") || !strings.Contains(u, "Step 1: observe → Success") || !strings.Contains(u, `[agent-1] a text="Pricing"`) {
+		t.Errorf("second step's prompt lacks the task, step 1 or the page:\n%s", u)
 	}
 	r3 := f.step(t, id, nil, &runs.Result{Success: true, Message: "Clicked successfully"})
 	if r3.Action != runs.ActionFinish || r3.Result != "Pricing: $10/month" || r3.State.Status != runs.StatusCompleted || r3.State.CurrentStep != 3 {
 		t.Fatalf("step 3 = %+v, want finish with the answer, completed at step 3", r3)
 	}
-	if u := f.llm.Requests()[2].User(); !strings.Contains(u, "URL: https://shop.example/") {
+	if u := f.llm.Requests()[1].User(); !strings.Contains(u, "URL: https://shop.example/") {
 		t.Errorf("a step without a snapshot must show the last one:\n%s", u)
 	}
 	if _, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id}); !errors.Is(err, runs.ErrFinished) {
@@ -164,10 +162,13 @@ func TestCorrectiveRetry(t *testing.T) {
 
 	f.llm.Reply(toolCall("click", `{"id":"agent-9"}`))
 	f.llm.Reply(toolCall("click", `{"id":"agent-9"}`))
-	r = f.step(t, id, nil, success)
-	if r.Action != runs.ActionError || r.State.Status != runs.StatusError || r.State.CurrentStep != 1 ||
-		!strings.Contains(r.Error, `The model did not choose a valid action: element "agent-9" is not on the current page`) {
-		t.Errorf("step after two bad replies = %+v, want an error stop naming the problem", r)
+	_, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, LastActionResult: success})
+	var le *runs.LLMError
+	if !errors.As(err, &le) || !strings.Contains(le.Message, `The model did not choose a valid action: element "agent-9" is not on the current page`) {
+		t.Errorf("step after two bad replies error = %v, want an LLMError naming the problem", err)
+	}
+	if got, _ := f.svc.Get(context.Background(), "ten-a", "u-1", id); got.State.Status != runs.StatusRunning || got.State.CurrentStep != 1 {
+		t.Errorf("run after two bad replies = %s at step %d, want it unchanged (running at step 1)", got.State.Status, got.State.CurrentStep)
 	}
 }
 
@@ -179,12 +180,10 @@ func TestCorrectionSkippedWithoutTime(t *testing.T) {
 	// 6 s before the deadline, 3 s kept for writing: 3 s for the LLM, less than a correction needs.
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
 	defer cancel()
-	r, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Action != runs.ActionError || !strings.HasSuffix(r.Error, "corrective retry skipped: not enough time left") || f.llm.Calls() != 1 {
-		t.Errorf("step = %+v after %d LLM calls, want an error stop after 1 saying the retry was skipped", r, f.llm.Calls())
+	_, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: page})
+	var le *runs.LLMError
+	if !errors.As(err, &le) || !strings.Contains(le.Message, "corrective retry skipped: not enough time left") || f.llm.Calls() != 1 {
+		t.Errorf("step error = %v after %d LLM calls, want an LLMError after 1 saying the retry was skipped", err, f.llm.Calls())
 	}
 }
 
@@ -192,22 +191,36 @@ func TestUnconfiguredLLM(t *testing.T) {
 	f := newFixture(t)
 	f.svc.LLM = llm.Unconfigured{Err: fmt.Errorf("%w (openai): OPENAI_API_KEY is not set", llm.ErrNotConfigured)}
 	id := f.start(t, runs.ModeAutonomous)
-	r := f.step(t, id, nil, nil)
-	if r.Action != runs.ActionError || r.Error != "The language model is unavailable: no model is configured." || r.State.Status != runs.StatusError {
-		t.Errorf("step = %+v, want an error stop saying no model is configured", r)
+	_, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: page})
+	var le *runs.LLMError
+	if !errors.As(err, &le) || !strings.HasPrefix(le.Message, "The language model is unavailable: no model is configured.") {
+		t.Errorf("step error = %v, want an LLMError saying no model is configured", err)
 	}
 }
 
-func TestLLMFailureStopsTheRun(t *testing.T) {
+// TestLLMFailureLeavesTheRunRetryable: a failed LLM call (after the client's own retries) changes
+// nothing, so the same step can be retried and goes on from where the run was.
+func TestLLMFailureLeavesTheRunRetryable(t *testing.T) {
 	f := newFixture(t)
 	id := f.start(t, runs.ModeAutonomous)
+	f.step(t, id, nil, nil) // observe
+	before, _ := f.svc.Get(context.Background(), "ten-a", "u-1", id)
 	for range 3 {
 		f.llm.Fail(503)
 	}
-	r := f.step(t, id, page, nil)
-	if r.Action != runs.ActionError || r.State.Status != runs.StatusError || r.Error != "The language model is unavailable: the provider answered with status 503." ||
-		f.llm.Calls() != 3 || r.Metrics.LLMAttempts != 3 {
-		t.Errorf("step = %+v after %d calls, want an error stop after 3 attempts (2 retries)", r, f.llm.Calls())
+	req := runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: page, LastActionResult: success, IdempotencyKey: "k-2", RequestHash: "h"}
+	_, err := f.svc.Step(context.Background(), req)
+	var le *runs.LLMError
+	if !errors.As(err, &le) || le.Message != "The language model is unavailable: the provider answered with status 503. The run is unchanged: retry the step." || f.llm.Calls() != 3 {
+		t.Fatalf("step error = %v after %d calls, want an LLMError after 3 attempts (2 retries)", err, f.llm.Calls())
+	}
+	if after, _ := f.svc.Get(context.Background(), "ten-a", "u-1", id); !reflect.DeepEqual(after, before) {
+		t.Errorf("the failed step changed the run:\nbefore %+v\nafter  %+v", before, after)
+	}
+	f.llm.Reply(toolCall("click", `{"id":"agent-1"}`))
+	r, err := f.svc.Step(context.Background(), req)
+	if err != nil || r.Action != runs.ActionExecuteTool || r.State.CurrentStep != 2 || r.Metrics.Replayed {
+		t.Errorf("retried step = %+v, %v; want the click at step 2, decided afresh", r, err)
 	}
 }
 
@@ -215,7 +228,7 @@ func TestIdempotentStep(t *testing.T) {
 	f := newFixture(t)
 	id := f.start(t, runs.ModeAutonomous)
 	f.llm.Reply(toolCall("observe", "{}"))
-	req := runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, IdempotencyKey: "k-1", RequestHash: "h-1"}
+	req := runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: page, IdempotencyKey: "k-1", RequestHash: "h-1"}
 	first, err := f.svc.Step(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)

@@ -27,11 +27,19 @@ type errorBody struct {
 	Message string       `json:"message"`
 }
 
+// LLMRetryAfter is the Retry-After, in seconds, of a step the model could not decide.
+const LLMRetryAfter = 5
+
 // WriteError writes err in the run API's error body with the status of its code. The cause of a
-// server error goes to the request's log line, never to the client.
+// server error goes to the request's log line, never to the client. LLM_ERROR answers 503 here
+// (500 on /api/*): the run is unchanged and the thin client is meant to retry the step.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	e := httpapi.AsError(httpError(err))
-	if e.Cause != nil || e.Status() >= 500 {
+	status := e.Status()
+	if e.Code == httpapi.CodeLLM {
+		status = http.StatusServiceUnavailable
+	}
+	if e.Cause != nil || status >= 500 {
 		attrs := []slog.Attr{slog.String("code", string(e.Code))}
 		if e.Cause != nil {
 			attrs = append(attrs, slog.String("error", e.Cause.Error()))
@@ -41,7 +49,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
-	httpapi.WriteJSON(w, e.Status(), errorBody{Error: e.Code, Message: e.Message})
+	httpapi.WriteJSON(w, status, errorBody{Error: e.Code, Message: e.Message})
 }
 
 // HandlerFunc is a handler that returns its error, written by WriteError.
@@ -56,7 +64,10 @@ func (h HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // httpError maps the run service's and authentication's errors to the API's codes.
 func httpError(err error) error {
 	conflict := func(msg string) error { return httpapi.Wrap(httpapi.CodeResourceConflict, msg, err) }
+	var llmErr *runs.LLMError
 	switch {
+	case errors.As(err, &llmErr):
+		return &httpapi.Error{Code: httpapi.CodeLLM, Message: llmErr.Message, RetryAfter: LLMRetryAfter, Cause: err}
 	case errors.Is(err, runs.ErrNotFound):
 		return httpapi.NewError(httpapi.CodeNotFound, "Run not found or expired.")
 	case errors.Is(err, runs.ErrFinished):

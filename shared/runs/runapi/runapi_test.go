@@ -32,6 +32,8 @@ func TestWriteError(t *testing.T) {
 		{"database", fmt.Errorf("get run: %w", &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "GetItem", Err: errors.New("refused")}), 500,
 			`{"error":"DATABASE_ERROR","message":"A database error occurred."}`},
 		{"anything else", errors.New("secret internals"), 500, `{"error":"INTERNAL_ERROR","message":"An internal error occurred."}`},
+		{"llm", &runs.LLMError{Message: "The language model is unavailable: no reply in time. The run is unchanged: retry the step.", Err: errors.New("secret provider text")}, 503,
+			`{"error":"LLM_ERROR","message":"The language model is unavailable: no reply in time. The run is unchanged: retry the step."}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -39,6 +41,9 @@ func TestWriteError(t *testing.T) {
 			WriteError(w, httptest.NewRequest("POST", "/agent/run/x/step", nil), tc.err)
 			if w.Code != tc.wantStatus || w.Body.String() != tc.wantBody {
 				t.Errorf("got %d %s, want %d %s", w.Code, w.Body, tc.wantStatus, tc.wantBody)
+			}
+			if retry := w.Header().Get("Retry-After"); (tc.wantStatus == 503) != (retry != "") {
+				t.Errorf("Retry-After = %q, want one exactly on 503", retry)
 			}
 		})
 	}

@@ -156,6 +156,7 @@ type entryItem struct {
 	PreviousResult *runs.Result     `dynamodbav:"previousResult,omitempty"`
 	UserAnswer     *runs.UserAnswer `dynamodbav:"userAnswer,omitempty"`
 	URL            string           `dynamodbav:"url,omitempty"`
+	PageHash       string           `dynamodbav:"pageHash,omitempty"`
 	Model          string           `dynamodbav:"model,omitempty"`
 	Usage          runs.Usage       `dynamodbav:"usage"`
 	LLMAttempts    int              `dynamodbav:"llmAttempts"`
@@ -169,7 +170,7 @@ func (i entryItem) entry() runs.Entry {
 	return runs.Entry{
 		StepNumber: i.StepNumber, Action: i.Action, Tool: i.Tool, Question: i.Question, Answer: i.Answer,
 		Thought: i.Thought, Warning: i.Warning, PreviousResult: i.PreviousResult, UserAnswer: i.UserAnswer,
-		URL: i.URL, Model: i.Model, Usage: i.Usage, LLMAttempts: i.LLMAttempts,
+		URL: i.URL, PageHash: i.PageHash, Model: i.Model, Usage: i.Usage, LLMAttempts: i.LLMAttempts,
 		LLMLatency: time.Duration(i.LLMLatencyMs) * time.Millisecond, CreatedAt: created,
 	}
 }
@@ -304,7 +305,7 @@ func (s *Store) Save(ctx context.Context, prev, next runs.Run, entry *runs.Entry
 		av, err := attributevalue.MarshalMap(entryItem{
 			PK: pk, SK: stepSK(entry.StepNumber), StepNumber: entry.StepNumber, Action: entry.Action, Tool: entry.Tool,
 			Question: entry.Question, Answer: entry.Answer, Thought: entry.Thought, Warning: entry.Warning,
-			PreviousResult: entry.PreviousResult, UserAnswer: entry.UserAnswer, URL: entry.URL, Model: entry.Model,
+			PreviousResult: entry.PreviousResult, UserAnswer: entry.UserAnswer, URL: entry.URL, PageHash: entry.PageHash, Model: entry.Model,
 			Usage: entry.Usage, LLMAttempts: entry.LLMAttempts, LLMLatencyMs: entry.LLMLatency.Milliseconds(),
 			CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: now.Add(s.Retention.EntryLifetime(next.MaxSteps)).Unix(),
 		})
