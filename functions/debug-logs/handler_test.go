@@ -52,7 +52,7 @@ func TestValidation(t *testing.T) {
 		{"taskId=" + taskID + "&taskId=" + taskID, "taskId"},
 		{"logType=Step", "logType"},
 		{"logType=", "logType"},
-		{"logType=" + strings.Repeat("a", 65), "logType"},
+		{"logType=bogus", "logType"},
 		{"logType=a%20b", "logType"},
 		{"limit=0", "limit"},
 		{"limit=201", "limit"},
@@ -72,6 +72,17 @@ func TestValidation(t *testing.T) {
 				t.Errorf("got %d %s, want 400 VALIDATION_ERROR on %s before the store", w.Code, w.Body, tc.field)
 			}
 		})
+	}
+}
+
+// TestUnknownLogType: a log type no entry is written with is refused with the allowed values,
+// rather than answering an empty list that looks like "nothing happened".
+func TestUnknownLogType(t *testing.T) {
+	w := serve(&lister{}, "logType=bogus")
+	var e struct{ Message string }
+	_ = json.Unmarshal(w.Body.Bytes(), &e)
+	if w.Code != 400 || !strings.Contains(e.Message, "must be one of step, llm_error") {
+		t.Errorf("got %d %s, want 400 naming the allowed log types", w.Code, w.Body)
 	}
 }
 

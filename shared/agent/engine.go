@@ -278,7 +278,9 @@ func (e *Engine) load(ctx context.Context, req Request) (state, error) {
 		}
 	} else {
 		t, err := e.Tasks.GetTask(ctx, tenant, req.TaskID)
-		if errors.Is(err, tasks.ErrNotFound) {
+		// Another member's task is not found either, rather than failing later on its session:
+		// the answer must not tell that the id exists.
+		if errors.Is(err, tasks.ErrNotFound) || err == nil && t.UserID != req.Identity.UserID {
 			return st, ErrTaskNotFound
 		}
 		if err != nil {
@@ -403,7 +405,7 @@ func (e *Engine) store(ctx context.Context, req Request, st state, prevAction st
 	}
 	items = append(items, dynamo.Items(ErrConflict, batch.Items...)...)
 
-	dbg, err := e.Tasks.DebugItem(tenant, tasks.DebugEntry{ID: uuid.NewString(), TaskID: st.task.ID, LogType: "step", Data: debug, CreatedAt: now})
+	dbg, err := e.Tasks.DebugItem(tenant, tasks.DebugEntry{ID: uuid.NewString(), TaskID: st.task.ID, LogType: tasks.LogStep, Data: debug, CreatedAt: now})
 	if err != nil {
 		return err
 	}
@@ -497,7 +499,7 @@ func (e *Engine) recordFailure(ctx context.Context, st state, cause error, start
 		return
 	}
 	entry := tasks.DebugEntry{
-		ID: uuid.NewString(), TaskID: st.task.ID, LogType: "llm_error", CreatedAt: e.now(),
+		ID: uuid.NewString(), TaskID: st.task.ID, LogType: tasks.LogLLMError, CreatedAt: e.now(),
 		Data: map[string]any{"error": cause.Error(), "durationMs": e.now().Sub(start).Milliseconds(), "step": st.task.StepCount},
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.writeReserve())

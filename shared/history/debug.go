@@ -3,7 +3,6 @@ package history
 import (
 	"context"
 	"errors"
-	"regexp"
 	"slices"
 	"time"
 
@@ -18,13 +17,6 @@ const (
 	DefaultDebugLimit = 50
 	MaxDebugLimit     = 200
 )
-
-// LogTypePattern is what a logType parameter may be. Log types are free-form (the interact engine
-// writes "step" and "llm_error"; other writers add their own), so only their shape is checked.
-var LogTypePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
-
-// LogTypeReason explains LogTypePattern in a 400.
-const LogTypeReason = "must be 1 to 64 lower-case letters, digits, '_', '.' or '-'"
 
 // DebugQuery is a validated GET /api/debug/logs.
 type DebugQuery struct {
@@ -307,9 +299,6 @@ func (x *TaskExport) addSession(ctx context.Context, msgs MessageReader, id acco
 	return nil
 }
 
-// llmErrorLogType is the debug entry the interact engine writes for a failed LLM call.
-const llmErrorLogType = "llm_error"
-
 func exportMetrics(task tasks.Task, steps []tasks.Step, entries []tasks.DebugEntry, messages int) ExportMetrics {
 	m := ExportMetrics{StepCount: len(steps), MessageCount: messages}
 	for _, s := range steps {
@@ -330,7 +319,7 @@ func exportMetrics(task tasks.Task, steps []tasks.Step, entries []tasks.DebugEnt
 		m.TaskDurationMs = task.UpdatedAt.Sub(task.CreatedAt).Milliseconds()
 	}
 	for _, e := range entries {
-		if e.LogType == llmErrorLogType {
+		if e.LogType == tasks.LogLLMError {
 			m.LLMErrors++
 		}
 	}

@@ -54,7 +54,8 @@ type promptInput struct {
 	History []Entry
 	Results []*Result
 	Earlier int
-	Page    *Snapshot
+	// Page is the current page; a step without one is decided without the model.
+	Page *Snapshot
 	// Reflection is the latest self-reflection when it asked for an adjustment.
 	Reflection *Reflection
 }
@@ -82,11 +83,7 @@ func buildPrompt(in promptInput) (system, user string) {
 			r.StepNumber, r.Efficiency, strings.Join(r.Issues, "; "), strings.Join(r.Suggestions, " "))
 	}
 	b.WriteString("\nCURRENT PAGE:\n")
-	if in.Page == nil {
-		b.WriteString("(no snapshot yet: use observe to get one)\n")
-	} else {
-		writePage(&b, in.Page)
-	}
+	writePage(&b, in.Page)
 	b.WriteString("\nRespond with ONLY valid JSON.")
 	return systemPrompt, b.String()
 }

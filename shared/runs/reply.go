@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/url"
 	"strings"
 	"unicode/utf8"
 )
@@ -115,8 +114,7 @@ func parseTool(r Reply, w wireTool, page *Snapshot) (Reply, error) {
 		if err := decodeOnly(args, &a); err != nil {
 			return Reply{}, fmt.Errorf(`navigate takes {"url": "https://..."}: %w`, err)
 		}
-		u, err := url.Parse(a.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(a.URL) > MaxURL {
+		if !webURL(a.URL) || len(a.URL) > MaxURL {
 			return Reply{}, fmt.Errorf("navigate needs an absolute http(s) URL of at most %d characters, got %q", MaxURL, shorten(a.URL, 100))
 		}
 		r.Tool.URL = a.URL

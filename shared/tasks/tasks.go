@@ -104,6 +104,15 @@ type IdempotencyRecord struct {
 	CreatedAt   time.Time
 }
 
+// Log types of debug entries: the engine's record of a stored step, and of a failed LLM call.
+const (
+	LogStep     = "step"
+	LogLLMError = "llm_error"
+)
+
+// LogTypes are every log type a debug entry is written with, the values a logType filter may take.
+var LogTypes = []string{LogStep, LogLLMError}
+
 // DebugEntry is a diagnostic record of a step for the debug endpoints.
 type DebugEntry struct {
 	ID        string
