@@ -32,7 +32,7 @@ func TestWriteError(t *testing.T) {
 			`{"error":"VALIDATION_ERROR","message":"Invalid request: snapshot.elements[3].text must be at most 200 characters, got 201"}`},
 		{"database", fmt.Errorf("get run: %w", &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "GetItem", Err: errors.New("refused")}), 500,
 			`{"error":"DATABASE_ERROR","message":"A database error occurred."}`},
-		{"no model configured", fmt.Errorf("run step: %w", &llm.NotConfiguredError{Provider: "openai", Missing: []string{"OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN"}}), 500,
+		{"no model configured", fmt.Errorf("run step: %w", &llm.NotConfiguredError{Provider: "openai", Missing: []string{"OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN"}}), 503,
 			`{"error":"LLM_ERROR","message":"No language model is configured: set OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN (locally in your shell or infra/env.json; in AWS through the stack's parameters). The run is unchanged."}`},
 		{"anything else", errors.New("secret internals"), 500, `{"error":"INTERNAL_ERROR","message":"An internal error occurred."}`},
 		{"llm", &runs.LLMError{Message: "The language model is unavailable: no reply in time. The run is unchanged: retry the step.", Err: errors.New("secret provider text")}, 503,
