@@ -115,7 +115,7 @@
       }
       if (t === 'input' || t === 'textarea' || t === 'select') {
         const v = currentValue(el);
-        if (v && t !== 'select') open += ' value="' + escAttr(v) + '"';
+        if (v && t === 'input') open += ' value="' + escAttr(v) + '"';
         if (el.checked) open += ' checked';
         if (el.disabled) open += ' disabled';
       } else if (t === 'button' && el.disabled) {
@@ -126,7 +126,13 @@
       out.push(open + '>');
       if (t === 'input') return true;
       if (t === 'textarea') {
-        out.push('</textarea>');
+        out.push(esc(el.value) + '</textarea>');
+        return true;
+      }
+      if (t === 'select') {
+        // Options of a closed select are not rendered, yet they are what the user can choose.
+        for (const o of el.options) out.push('<option' + (o.selected ? ' selected' : '') + '>' + esc(squash(o.textContent).trim()) + '</option>');
+        out.push('</select>');
         return true;
       }
     }
@@ -177,21 +183,35 @@
   function capture() {
     const seen = new Set();
     byId.clear();
-    const texts = [];
+    // visibleText joins the viewport's text as it reads: a new line where a new block starts.
+    let visibleText = '', lastBlock = null;
+    const blocks = new Map();
+    const blockOf = (el) => {
+      let b = el;
+      while (b && b !== document.body && (getComputedStyle(b).display || '').startsWith('inline')) b = b.parentElement;
+      // The cells of a table row read as one line.
+      const row = b && b.closest && getComputedStyle(b).display === 'table-cell' ? b.closest('tr') : null;
+      return row || b;
+    };
     const snap = {
       elements: [],
       noteText(node) {
+        if (visibleText.length > MAX_VISIBLE) return;
         const range = document.createRange();
         range.selectNodeContents(node);
         const r = range.getBoundingClientRect();
-        if (r.width > 0 && inViewport(r)) texts.push(squash(node.textContent).trim());
+        if (!(r.width > 0 && inViewport(r))) return;
+        let b = blocks.get(node.parentElement);
+        if (b === undefined) blocks.set(node.parentElement, (b = blockOf(node.parentElement)));
+        if (visibleText) visibleText += b === lastBlock ? ' ' : '\n';
+        visibleText += squash(node.textContent).trim();
+        lastBlock = b;
       },
     };
     const out = [];
     if (document.body) serialize(document.body, out, seen, snap);
     const title = squash(document.title).trim();
     const dom = (title ? '<title>' + esc(title) + '</title>' : '') + '<body>' + out.join('').replace(/ {2,}/g, ' ') + '</body>';
-    let visibleText = texts.join('\n');
     if (visibleText.length > MAX_VISIBLE) visibleText = visibleText.slice(0, MAX_VISIBLE - 1) + '…';
     return {
       url: location.href,
