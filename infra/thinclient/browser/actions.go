@@ -14,13 +14,13 @@ import (
 
 // Error codes of a failed action, as the client reports them (lastActionError.code).
 const (
-	CodeElementNotFound   = "ELEMENT_NOT_FOUND"
-	CodeClickIntercepted  = "CLICK_INTERCEPTED"
-	CodeNavigation        = "NAVIGATION_ERROR"
-	CodeNoDialog          = "NO_DIALOG"
-	CodeUnknownKey        = "UNKNOWN_KEY"
-	CodeBrowser           = "BROWSER_ERROR"
-	CodeDialogBlocksPage  = "DIALOG_OPEN"
+	CodeElementNotFound  = "ELEMENT_NOT_FOUND"
+	CodeClickIntercepted = "CLICK_INTERCEPTED"
+	CodeNavigation       = "NAVIGATION_ERROR"
+	CodeNoDialog         = "NO_DIALOG"
+	CodeUnknownKey       = "UNKNOWN_KEY"
+	CodeBrowser          = "BROWSER_ERROR"
+	CodeDialogBlocksPage = "DIALOG_OPEN"
 )
 
 // Outcome is what happened when an action was carried out: Message describes it either way

@@ -85,7 +85,6 @@ func TestScreenshotOfLocalPage(t *testing.T) {
 	}
 }
 
-
 // open navigates a fresh tab to a test page and marks its elements.
 func open(t *testing.T, page string) (*Tab, context.Context, string) {
 	t.Helper()
