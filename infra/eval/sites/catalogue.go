@@ -5,9 +5,11 @@ import (
 	"strings"
 )
 
-// CatalogueTarget is the one product of the big catalogue that a scenario looks for; it sits
-// deep in the page, past where a page cut to a prompt budget by position would stop.
-var CatalogueTarget = item{"obsidian-desk-lamp", "Obsidian desk lamp", "74.00"}
+// CatalogueTargetSlug is the one product of the big catalogue that a scenario looks for; it
+// sits deep in the page, past where a page cut to a prompt budget by position would stop.
+const CatalogueTargetSlug = "obsidian-desk-lamp"
+
+var catalogueTarget = item{CatalogueTargetSlug, "Obsidian desk lamp", "74.00"}
 
 // catalogueItems is the big catalogue's size: its HTML is over 300,000 characters, while the
 // client's dom of it stays under the interact API's 500,000.
@@ -31,7 +33,7 @@ func buildCatalogue() []item {
 	at := catalogueItems * 85 / 100
 	for i := 0; len(out) < catalogueItems; i++ {
 		if len(out) == at {
-			out = append(out, CatalogueTarget)
+			out = append(out, catalogueTarget)
 			continue
 		}
 		a, m, o := adjectives[i%len(adjectives)], materials[(i/len(adjectives))%len(materials)], objects[(i/7)%len(objects)]

@@ -105,8 +105,8 @@ func TestCatalogueIsBigWithTheTargetDeep(t *testing.T) {
 	if n := len(cataloguePage); n < 300_000 {
 		t.Errorf("catalogue page: got %d characters, want at least 300,000", n)
 	}
-	at := strings.Index(cataloguePage, ">"+CatalogueTarget.name+"<")
-	if at < len(cataloguePage)*3/4 || strings.Count(cataloguePage, CatalogueTarget.name) != 1 {
-		t.Errorf("target at %d of %d (%d times), want once in the last quarter", at, len(cataloguePage), strings.Count(cataloguePage, CatalogueTarget.name))
+	at := strings.Index(cataloguePage, ">"+catalogueTarget.name+"<")
+	if at < len(cataloguePage)*3/4 || strings.Count(cataloguePage, catalogueTarget.name) != 1 {
+		t.Errorf("target at %d of %d (%d times), want once in the last quarter", at, len(cataloguePage), strings.Count(cataloguePage, catalogueTarget.name))
 	}
 }
