@@ -13,7 +13,7 @@ ENV       ?= default
 # Lambda binaries: static, no RPC shim (provided.al2023 speaks the Runtime API), arm64.
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags "-s -w"
 
-.PHONY: all build run test lint fmt-check vet cfn-lint unit bench invoke deploy clean local-bin chromium
+.PHONY: all build run test lint fmt-check vet cfn-lint unit bench invoke deploy clean local-bin chromium eval
 
 all: build
 
@@ -56,6 +56,11 @@ chromium:
 ## unit: every Go test, unit and integration, against one DynamoDB Local started for the run.
 unit: local-bin chromium
 	$(LOCAL_BIN) with-dynamodb -- $(GO) test -count=1 -p 2 ./...
+
+## eval: the proving ground — every scenario in Chromium against both APIs (the oracle model, or a real one with
+## OPENAI_API_KEY); a table, then .local/eval/report.md and results.json. EVAL_FLAGS passes -scenario, -api, -report.
+eval: chromium
+	$(GO) run ./infra/eval $(EVAL_FLAGS)
 
 ## bench: benchmarks (figures, never asserted).
 bench: local-bin

@@ -54,7 +54,7 @@ func (s *Server) crm(w http.ResponseWriter, r *http.Request, e Event) {
 	case strings.HasPrefix(p, "/companies/"):
 		for _, c := range companies {
 			if p == "/companies/"+c.slug {
-				page(w, 200, c.name+" — CRM", "", fmt.Sprintf(`<h1>%s</h1><dl><dt>Industry:</dt><dd>%s</dd><dt>City:</dt><dd>%s</dd></dl>
+				page(w, 200, c.name+" — CRM", "", fmt.Sprintf(`<h1>%s</h1><p><b>Industry:</b> %s</p><p><b>City:</b> %s</p>
 <form method="post" action="/watchlist"><input type="hidden" name="company" value="%s"><button type="submit">Add to watch list</button></form>`,
 					esc(c.name), esc(c.industry), esc(c.city), c.slug))
 				return

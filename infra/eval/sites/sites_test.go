@@ -51,7 +51,7 @@ func TestSitesRouteByHostAndRecord(t *testing.T) {
 	}{
 		{Shop, "/search?q=dune", `<a href="/book/dune">Dune</a>`},
 		{People, "/directory", `<td><a href="/people/grace-hopper">Grace Hopper</a></td><td>Rear Admiral</td>`},
-		{CRM, "/companies/initech", "<dd>Software</dd>"},
+		{CRM, "/companies/initech", "<b>Industry:</b> Software"},
 		{Pay, "/checkout", "Pay $199.00"},
 	}
 	for _, c := range cases {

@@ -180,7 +180,10 @@
     return info;
   }
 
-  function capture() {
+  // capture marks and reads the page. first is the lowest id to give a new element: the tab
+  // numbers elements across its pages, so an id in the history never names two elements.
+  function capture(first) {
+    if (first > next) next = first;
     const seen = new Set();
     byId.clear();
     // visibleText joins the viewport's text as it reads: a new line where a new block starts.
@@ -214,6 +217,7 @@
     const dom = (title ? '<title>' + esc(title) + '</title>' : '') + '<body>' + out.join('').replace(/ {2,}/g, ' ') + '</body>';
     if (visibleText.length > MAX_VISIBLE) visibleText = visibleText.slice(0, MAX_VISIBLE - 1) + '…';
     return {
+      next,
       url: location.href,
       title,
       dom,

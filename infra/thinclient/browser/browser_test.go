@@ -331,3 +331,17 @@ func TestActions(t *testing.T) {
 		}
 	})
 }
+
+func TestIDsAreUniqueAcrossTheTabsPages(t *testing.T) {
+	tab, ctx, base := open(t, "form.html")
+	if err := tab.Navigate(ctx, base+"/actions.html"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := tab.Capture(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(c.DOM, `<p>nothing yet</p> <button id="13">Go</button>`) {
+		t.Errorf("got %.200s, want the second page's ids to follow the first page's 12", c.DOM)
+	}
+}

@@ -21,6 +21,7 @@ type Capture struct {
 }
 
 type wireCapture struct {
+	Next     int           `json:"next"`
 	URL      string        `json:"url"`
 	Title    string        `json:"title"`
 	DOM      string        `json:"dom"`
@@ -34,13 +35,17 @@ func (t *Tab) Capture(ctx context.Context) (Capture, error) {
 	if d := t.dialogOpen(); d != nil {
 		return t.behindDialog(d.Type.String(), d.Message), nil
 	}
+	t.mu.Lock()
+	first := t.nextID
+	t.mu.Unlock()
 	var w wireCapture
-	if err := t.call(ctx, &w, "capture"); err != nil {
+	if err := t.call(ctx, &w, "capture", first); err != nil {
 		return Capture{}, fmt.Errorf("capture page: %w", err)
 	}
 	c := Capture{URL: w.URL, Title: w.Title, DOM: w.DOM, Snapshot: w.Snapshot}
 	t.mu.Lock()
 	t.last = &c
+	t.nextID = max(t.nextID, w.Next)
 	t.mu.Unlock()
 	return c, nil
 }

@@ -38,6 +38,8 @@ type Tab struct {
 	dialog *page.EventJavascriptDialogOpening
 	// last is the last capture, shown behind a browser dialog (the page cannot be read then).
 	last *Capture
+	// nextID is the next element id the tab gives: ids are unique across the tab's pages.
+	nextID int
 }
 
 func newTab(ctx context.Context, cancel context.CancelFunc) *Tab {
