@@ -71,7 +71,7 @@ func run() (int, error) {
 		log = os.Stderr
 	}
 	rep, err := suite.Run(ctx, suite.Config{
-		Filter: *filter, APIs: apis, Model: model, DynamoDBEndpoint: os.Getenv("DYNAMODB_TEST_ENDPOINT"),
+		Cases: scenario.Cases(*filter, apis), Model: model, DynamoDBEndpoint: os.Getenv("DYNAMODB_TEST_ENDPOINT"),
 		Progress: os.Stderr, Log: log,
 	})
 	if err != nil {

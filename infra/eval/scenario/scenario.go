@@ -78,6 +78,17 @@ func Cases(filter string, apis []API) []Case {
 	return out
 }
 
+// Quick is every scenario once, on the first API it lists: the suite `make test` runs.
+func Quick() []Case {
+	var out []Case
+	for _, s := range All {
+		c := Case{Scenario: s, API: s.APIs[0]}
+		c.ExpectedFail = expectedFailures[c.ID()]
+		out = append(out, c)
+	}
+	return out
+}
+
 func both() []API { return []API{Interact, Run} }
 
 // answers is a user who gives the same reply to every question, and approves.

@@ -37,9 +37,8 @@ func (m Model) Oracle() bool { return m.Key == "" }
 
 // Config configures a run of the suite.
 type Config struct {
-	Filter string
-	APIs   []scenario.API
-	Model  Model
+	Cases []scenario.Case
+	Model Model
 	// DynamoDBEndpoint is a running DynamoDB Local to use; empty starts one.
 	DynamoDBEndpoint string
 	// MaxSteps and CaseTimeout bound each case.
@@ -109,7 +108,7 @@ var functions = []string{"auth-login", "agent-interact", "run-start", "run-step"
 // failures are in the report.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	progress := cmp.Or[io.Writer](cfg.Progress, io.Discard)
-	cases := scenario.Cases(cfg.Filter, cfg.APIs)
+	cases := cfg.Cases
 	if len(cases) == 0 {
 		return nil, errors.New("no scenario matches")
 	}
