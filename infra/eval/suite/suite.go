@@ -56,14 +56,14 @@ type Result struct {
 	API                string  `json:"api"`
 	Success            bool    `json:"success"`
 	ExpectedFail       bool    `json:"expectedFail"`
-	ExpectedFailReason string  `json:"expectedFailReason,omitempty"`
+	ExpectedFailReason string  `json:"expectedFailReason"`
 	Steps              int     `json:"steps"`
 	LLMCalls           int     `json:"llmCalls"`
 	PromptTokens       int     `json:"promptTokens"`
 	CompletionTokens   int     `json:"completionTokens"`
 	WallMs             int64   `json:"wallMs"`
 	CostUSD            float64 `json:"costUSD"`
-	Reason             string  `json:"reason,omitempty"`
+	Reason             string  `json:"reason"`
 
 	Transcript drive.Transcript `json:"-"`
 }
