@@ -153,7 +153,8 @@ func (t *Tab) navigate(ctx context.Context, rawURL string) (string, error) {
 // settle waits until the page an action may have started loading is loaded, and follows a tab
 // the action opened.
 func (t *Tab) settle(ctx context.Context) {
-	sleep(ctx, 200*time.Millisecond)
+	// Long enough for a click's navigation or a new tab to start, so that the wait below sees it.
+	sleep(ctx, 150*time.Millisecond)
 	t.follow(ctx)
 	deadline := time.Now().Add(settleMax)
 	for time.Now().Before(deadline) && ctx.Err() == nil {
@@ -167,7 +168,8 @@ func (t *Tab) settle(ctx context.Context) {
 		}
 		sleep(ctx, 100*time.Millisecond)
 	}
-	sleep(ctx, 100*time.Millisecond)
+	// Scripts that run on load get a moment to draw the page.
+	sleep(ctx, 50*time.Millisecond)
 }
 
 // follow switches to the newest tab the current one opened, if any.
