@@ -13,7 +13,7 @@ ENV       ?= default
 # Lambda binaries: static, no RPC shim (provided.al2023 speaks the Runtime API), arm64.
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags "-s -w"
 
-.PHONY: all build run test lint fmt-check vet cfn-lint unit bench invoke deploy sam-check clean local-bin
+.PHONY: all build run test lint fmt-check vet cfn-lint unit bench invoke deploy sam-check clean local-bin chromium eval
 
 all: build
 
@@ -51,9 +51,18 @@ cfn-lint:
 	@command -v cfn-lint >/dev/null 2>&1 || { echo "cfn-lint is missing: install it with 'pip install cfn-lint' (it ships the SAM translator)"; exit 1; }
 	cfn-lint template.yaml
 
+## chromium: Debian's chromium for the proving ground (installed with apt-get when missing and running as root).
+chromium:
+	@bash infra/eval/install-chromium.sh
+
 ## unit: every Go test, unit and integration, against one DynamoDB Local started for the run.
-unit: local-bin
-	$(LOCAL_BIN) with-dynamodb -- $(GO) test -count=1 -p 2 ./...
+unit: local-bin chromium
+	$(LOCAL_BIN) with-dynamodb -- $(GO) test -count=1 -p 2 -timeout 30m ./...
+
+## eval: the proving ground — every scenario in Chromium against both APIs (the oracle model, or a real one with
+## OPENAI_API_KEY); a table, then .local/eval/report.md and results.json. EVAL_FLAGS passes -scenario, -api, -report.
+eval: chromium
+	$(GO) run ./infra/eval $(EVAL_FLAGS)
 
 ## bench: benchmarks (figures, never asserted).
 bench: local-bin
