@@ -69,7 +69,7 @@ func httpError(err error) error {
 	var llmErr *runs.LLMError
 	switch {
 	case errors.As(err, &notConfigured):
-		return httpapi.Wrap(httpapi.CodeLLM, notConfigured.Advice()+" The run is unchanged.", err)
+		return &httpapi.Error{Code: httpapi.CodeLLM, Message: notConfigured.Advice() + " The run is unchanged.", RetryAfter: LLMRetryAfter, Cause: err}
 	case errors.As(err, &llmErr):
 		return &httpapi.Error{Code: httpapi.CodeLLM, Message: llmErr.Message, RetryAfter: LLMRetryAfter, Cause: err}
 	case errors.Is(err, runs.ErrNotFound):
