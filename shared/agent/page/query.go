@@ -1,6 +1,7 @@
 package page
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
 )
@@ -30,7 +31,7 @@ func newQuery(s string) query {
 	n := 0
 	eachWord(strings.ToLower(s), func(w string, spaced bool) {
 		if spaced {
-			w = stem(w)
+			w = string(stemBytes([]byte(w)))
 			if _, dup := q.words[w]; dup || n >= maxTerms || len(w) < 2 || stopWords[w] {
 				return
 			}
@@ -58,18 +59,30 @@ func (q query) match(s string) uint64 {
 	if s == "" || q.empty() {
 		return 0
 	}
-	ls := strings.ToLower(s)
 	var m uint64
 	if len(q.words) > 0 {
-		eachWord(ls, func(w string, spaced bool) {
-			if bit, ok := q.words[stem(w)]; ok && spaced {
+		var buf [64]byte
+		eachWord(s, func(w string, spaced bool) {
+			if !spaced {
+				return
+			}
+			var lw []byte
+			if len(w) <= len(buf) {
+				lw = appendLower(buf[:0], w)
+			} else {
+				lw = []byte(strings.ToLower(w))
+			}
+			if bit, ok := q.words[string(stemBytes(lw))]; ok {
 				m |= 1 << bit
 			}
 		})
 	}
-	for _, g := range q.grams {
-		if strings.Contains(ls, g.text) {
-			m |= 1 << g.bit
+	if len(q.grams) > 0 {
+		ls := strings.ToLower(s)
+		for _, g := range q.grams {
+			if strings.Contains(ls, g.text) {
+				m |= 1 << g.bit
+			}
 		}
 	}
 	return m
@@ -100,18 +113,20 @@ func eachWord(s string, fn func(w string, spaced bool)) {
 	}
 }
 
-// stem strips the commonest English inflections so that "prices" finds "price" and
-// "checked" finds "check"; it only has to map a word and its variants to the same string.
-func stem(w string) string {
+// stemBytes strips the commonest English inflections so that "prices" finds "price" and
+// "checked" finds "check"; it only has to map a word and its variants to the same
+// string. It may change the buffer w.
+func stemBytes(w []byte) []byte {
 	switch {
-	case len(w) > 4 && strings.HasSuffix(w, "ies"):
-		return w[:len(w)-3] + "y"
-	case len(w) > 5 && strings.HasSuffix(w, "ing"):
+	case len(w) > 4 && bytes.HasSuffix(w, []byte("ies")):
+		return append(w[:len(w)-3], 'y')
+	case len(w) > 5 && bytes.HasSuffix(w, []byte("ing")):
 		return w[:len(w)-3]
-	case len(w) > 4 && strings.HasSuffix(w, "ed"):
+	case len(w) > 4 && bytes.HasSuffix(w, []byte("ed")):
 		return w[:len(w)-2]
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+	case len(w) > 3 && w[len(w)-1] == 's' && !bytes.HasSuffix(w, []byte("ss")):
 		return w[:len(w)-1]
 	}
 	return w
 }
+

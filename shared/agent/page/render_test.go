@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 )
 
-
 var (
 	noteLine = regexp.MustCompile(`^\[(\d[\d,]* of \d[\d,]* elements( and (all|<1%|\d+%) of the text)?|(all|<1%|\d+%) of the text|\d[\d,]* lines?) omitted to fit the budget\]$`)
 	elemRef  = regexp.MustCompile(`\[(\d+)\]`)
