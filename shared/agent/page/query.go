@@ -129,4 +129,3 @@ func stemBytes(w []byte) []byte {
 	}
 	return w
 }
-
