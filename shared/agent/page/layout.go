@@ -87,10 +87,10 @@ func buildLayout(p *Page) *layout {
 		lo: make([]int32, n), hi: make([]int32, n), skip: make([]bool, n), ov: make([]int32, n),
 		base: make([]string, len(p.elements)), opts: make([][]int32, len(p.elements)), cur: -1, curOv: -1,
 	}
-	// Sized for a typical page, where a line holds about four nodes: growing these
+	// Sized for a typical page, where a line holds about three nodes or more: growing these
 	// slices would cost more than filling them.
-	b.lay.lines = make([]line, 0, n/4+1)
-	b.lay.groups = make([]group, 0, n/4+1)
+	b.lay.lines = make([]line, 0, n/3+16)
+	b.lay.groups = make([]group, 0, n/3+16)
 	b.elemArena = make([]int32, 0, 2*len(p.elements)+2)
 	b.measure()
 	b.lay.labels = b.findLabels()

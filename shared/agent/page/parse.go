@@ -51,7 +51,8 @@ var (
 	// plainInline are inline tags that add nothing to the page's structure: without an id
 	// they get no node, their text joins their parent's.
 	plainInline = set("b", "i", "em", "strong", "small", "font", "u", "s", "strike", "sup", "sub", "mark",
-		"abbr", "code", "time", "bdi", "bdo", "cite", "q", "kbd", "var", "wbr", "dfn", "ins", "del", "nobr", "tt", "big", "data")
+		"abbr", "code", "time", "bdi", "bdo", "cite", "q", "kbd", "var", "wbr", "dfn", "ins", "del", "nobr", "tt", "big", "data",
+		"span", "img", "picture", "svg", "g", "path", "use", "circle", "rect", "polygon", "line", "ellipse")
 	// nodeAttrs are the attributes the tree keeps on containers without ids.
 	nodeAttrs = set("role", "aria-label", "aria-modal", "open", "for", "name", "title", "alt", "selected", "value")
 )
@@ -402,6 +403,7 @@ func (p *parser) closeElement(ti *tagInfo) {
 		}
 		return
 	}
+	before := p.parentNode()
 	for len(p.stack) > 0 {
 		top := p.stack[len(p.stack)-1]
 		p.stack = p.stack[:len(p.stack)-1]
@@ -413,7 +415,9 @@ func (p *parser) closeElement(ti *tagInfo) {
 			break
 		}
 	}
-	p.lastText = -1
+	if p.parentNode() != before {
+		p.lastText = -1
+	}
 	if ti.block {
 		p.boundary()
 	} else {

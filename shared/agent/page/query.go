@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // maxTerms is how many query terms count; a score is a set of them in a uint64.
@@ -92,10 +93,25 @@ func (q query) match(s string) uint64 {
 // separates words with spaces.
 func eachWord(s string, fn func(w string, spaced bool)) {
 	start, spaced := -1, true
-	for i, r := range s {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			// ASCII, the commonest case, without the Unicode tables.
+			if c|0x20 >= 'a' && c|0x20 <= 'z' || c >= '0' && c <= '9' {
+				if start < 0 {
+					start, spaced = i, true
+				}
+			} else if start >= 0 {
+				fn(s[start:i], spaced)
+				start = -1
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
 			if start < 0 {
-				start, spaced = i, true
+				start, spaced = i-size, true
 			}
 			switch classify(r) {
 			case clsHan, clsKana, clsThai, clsHangul:
@@ -104,7 +120,7 @@ func eachWord(s string, fn func(w string, spaced bool)) {
 			continue
 		}
 		if start >= 0 {
-			fn(s[start:i], spaced)
+			fn(s[start:i-size], spaced)
 			start = -1
 		}
 	}
