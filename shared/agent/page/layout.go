@@ -66,6 +66,7 @@ type builder struct {
 	hasElem   []bool    // the node's subtree holds an element with an id
 	lo, hi    []int32   // elements of the node's subtree: [lo, hi)
 	skip      []bool    // headings used as their container's label
+	lines     []bool    // the node is never folded into one line
 	ov        []int32   // per node: the overlay it opens, -1 for none
 	base      []string  // per element: its rendering without marks and label
 	opts      [][]int32 // per select: its options with ids, as (element, offset in base) pairs
@@ -84,7 +85,7 @@ func buildLayout(p *Page) *layout {
 	n := len(p.nodes)
 	b := &builder{
 		p: p, lay: &layout{}, size: make([]int32, n), block: make([]bool, n), hasElem: make([]bool, n),
-		lo: make([]int32, n), hi: make([]int32, n), skip: make([]bool, n), ov: make([]int32, n),
+		lo: make([]int32, n), hi: make([]int32, n), skip: make([]bool, n), lines: make([]bool, n), ov: make([]int32, n),
 		base: make([]string, len(p.elements)), opts: make([][]int32, len(p.elements)), cur: -1, curOv: -1,
 	}
 	// Sized for a typical page, where a line holds about three nodes or more: growing these
@@ -105,20 +106,19 @@ func buildLayout(p *Page) *layout {
 	return b.lay
 }
 
-// context is the text around element i that tells it apart from its look-alikes: the
-// text of its list item, row, or the largest small block around it.
+// context hashes the text around element i that tells it apart from its look-alikes:
+// the text of the list item or row it is in. Elements outside items have none (their
+// signature then tells look-alikes apart by their order): the text of any larger
+// container changes whenever anything is added to it.
 func (b *builder) context(i int) uint64 {
 	nodes := b.p.nodes
 	c := nodes[b.p.info[i].node].parent
-	for c > 0 && !b.block[c] {
-		c = nodes[c].parent
-	}
-	for c > 0 && !b.isItem(c) {
-		par := nodes[c].parent
-		if par <= 0 || !b.block[par] || b.size[par] > oneLineMax {
+	for k := 0; c > 0 && !b.isItem(c); k++ {
+		if k == 6 {
+			c = 0
 			break
 		}
-		c = par
+		c = nodes[c].parent
 	}
 	h := newFNV()
 	if c <= 0 {
@@ -201,6 +201,14 @@ func (b *builder) measure() {
 		}
 		if nd.parent >= 0 {
 			b.size[nd.parent] = min(b.size[nd.parent]+b.size[i], 1<<30)
+		}
+	}
+	// Tables and lists of cards keep a line per row or card, and so does whatever holds
+	// them.
+	for i := range nodes {
+		n := int32(i)
+		if nodes[i].tag != "" && (neverOneLine[nodes[i].tag] || b.containerKind(n) == "table" || b.hasBigItems(n)) {
+			b.keepLines(n)
 		}
 	}
 }
@@ -611,8 +619,7 @@ func (b *builder) blockNode(n int32, indent int) {
 	case kind != "":
 		head.addRaw(headerPrefix(kind, label))
 	}
-	oneLine := b.ov[n] < 0 && !neverOneLine[nd.tag] && kind != "table" && !b.hasBigItems(n) &&
-		(b.size[n] <= oneLineMax || ((nd.tag == "tr" || b.role(n) == "row") && b.size[n] <= rowMax))
+	oneLine := !b.lines[n] && (b.size[n] <= oneLineMax || ((nd.tag == "tr" || b.role(n) == "row") && b.size[n] <= rowMax))
 	if oneLine {
 		if !head.empty() {
 			head.addRaw(":")
@@ -649,6 +656,13 @@ func (b *builder) takeSegs() []seg {
 }
 
 func (b *builder) putSegs(r *lineBuf) { b.segPool = append(b.segPool, r.segs) }
+
+// keepLines marks node n, and every container around it, as never folded into one line.
+func (b *builder) keepLines(n int32) {
+	for ; n >= 0 && !b.lines[n]; n = b.p.nodes[n].parent {
+		b.lines[n] = true
+	}
+}
 
 // hasBigItems reports a list with more than one item where an item is more than a short
 // link or phrase (a product card, say): such items get lines of their own.

@@ -171,6 +171,14 @@ func TestRenderNewMarks(t *testing.T) {
 			wantNew: 1,
 		},
 		{
+			name: "a card added to a list: only its button is new, not the one after the list",
+			prev: Parse(`<main><h1>Fiction</h1><ul><li><h3>Dune — Frank Herbert</h3><span>$10.99</span><button id="5">Add to cart</button></li></ul><button id="6">Load more</button></main>`),
+			dom:  `<main><h1>Fiction</h1><ul><li><h3>Dune — Frank Herbert</h3><span>$10.99</span><button id="21">Add to cart</button></li><li><h3>Emma — Jane Austen</h3><span>$7.50</span><button id="22">Add to cart</button></li></ul><button id="23">Load more</button></main>`,
+			want: "Title: Fiction\n(* marks the element that is new since the previous step)\nmain \"Fiction\":\n  list:\n" +
+				"    Dune — Frank Herbert $10.99 [21] button \"Add to cart\"\n    Emma — Jane Austen $7.50 *[22] button \"Add to cart\"\n  [23] button \"Load more\"",
+			wantNew: 1,
+		},
+		{
 			name: "the same page",
 			prev: prev,
 			dom:  `<ul><li>Alpha <a id="1" href="/a">Buy</a></li><li>Gamma <a id="2" href="/g">Buy</a></li></ul><button id="3">Load more</button>`,

@@ -321,11 +321,8 @@ func (b *builder) findOverlays() {
 			b.markCookie(a, end)
 		}
 	}
-	// A container that holds an overlay is never folded into one line.
 	for _, o := range b.lay.overlays {
-		for a := nodes[o.node].parent; a >= 0; a = nodes[a].parent {
-			b.size[a] = max(b.size[a], rowMax+1)
-		}
+		b.keepLines(o.node)
 	}
 }
 
