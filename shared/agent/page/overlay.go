@@ -195,30 +195,9 @@ func hasConsentHint(v string) bool {
 	return false
 }
 
-// lowerSameLen lower-cases ASCII and Cyrillic letters, the ones the consent words need,
-// keeping every byte offset.
-func lowerSameLen(s string) []byte {
-	out := []byte(s)
-	for i := 0; i < len(out); i++ {
-		c := out[i]
-		switch {
-		case c >= 'A' && c <= 'Z':
-			out[i] = c + 'a' - 'A'
-		case c == 0xD0 && i+1 < len(out):
-			// А-П (U+0410-041F) → а-п (U+0430-043F); Р-Я (U+0420-042F) → р-я (U+0440-044F).
-			switch d := out[i+1]; {
-			case d >= 0x90 && d <= 0x9F:
-				out[i+1] = d + 0x20
-			case d >= 0xA0 && d <= 0xAF:
-				out[i], out[i+1] = 0xD1, d-0x20
-			}
-			i++
-		}
-	}
-	return out
-}
-
-// appendLower appends s in lower case, without allocating for the common case.
+// appendLower appends s in lower case, every rune whose lower case is as long in UTF-8
+// (all but a few, such as the Kelvin sign), so that offsets in the result are offsets
+// in s.
 func appendLower(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -231,7 +210,11 @@ func appendLower(dst []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		dst = utf8.AppendRune(dst, unicode.ToLower(r))
+		if l := unicode.ToLower(r); l != r && utf8.RuneLen(l) == size {
+			dst = utf8.AppendRune(dst, l)
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
 		i += size
 	}
 	return dst
@@ -279,7 +262,7 @@ func (b *builder) findOverlays() {
 	// Text about cookies or privacy: searched in all the page's text at once (the text
 	// nodes lie in order in tbuf), then in the elements' own text ("Accept cookies").
 	mentions := make(map[int32]bool) // node → a strong (cookie, consent) word
-	lower := lowerSameLen(b.p.tbuf)
+	lower := appendLower(make([]byte, 0, len(b.p.tbuf)), b.p.tbuf)
 	textNodes := make([]int32, 0, len(nodes)/2)
 	for i := range nodes {
 		if nodes[i].tag == "" {

@@ -85,7 +85,7 @@ func (t *tagScanner) next() (key, val []byte, start, end int, ok bool) {
 		if ke == ks || t.dup(ks, ke) {
 			continue
 		}
-		return lowerInto(t.keyBuf[:0], raw[ks:ke]), raw[vs:ve], vs, ve, true
+		return lowerASCII(t.keyBuf[:0], raw[ks:ke]), raw[vs:ve], vs, ve, true
 	}
 }
 
@@ -161,14 +161,16 @@ func lookupTag(b []byte) *tagInfo {
 		b = b[:maxTagName]
 	}
 	var buf [maxTagName]byte
-	l := lowerInto(buf[:0], b)
+	l := lowerASCII(buf[:0], b)
 	if t, ok := tagTable[string(l)]; ok {
 		return t
 	}
 	return &tagInfo{name: string(l)}
 }
 
-func lowerInto(dst, b []byte) []byte {
+// lowerASCII appends b with ASCII letters in lower case: tag and attribute names, which
+// HTML compares that way.
+func lowerASCII(dst, b []byte) []byte {
 	for _, c := range b {
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
