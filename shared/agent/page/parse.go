@@ -3,6 +3,7 @@ package page
 import (
 	"bytes"
 	"html"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -364,10 +365,10 @@ func (p *parser) closeImplied(ti *tagInfo) {
 	if rule := ti.implied; rule != nil {
 		for i := len(p.stack) - 1; i >= 0 && i >= len(p.stack)-impliedScan; i-- {
 			t := p.stack[i].ti
-			if contains(rule.scope, t.name) {
+			if slices.Contains(rule.scope, t.name) {
 				return
 			}
-			if contains(rule.closes, t.name) {
+			if slices.Contains(rule.closes, t.name) {
 				p.closeElement(t)
 				return
 			}
@@ -385,15 +386,6 @@ func (p *parser) closeImplied(ti *tagInfo) {
 			}
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *parser) closeElement(ti *tagInfo) {
