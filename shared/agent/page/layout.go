@@ -44,6 +44,7 @@ type group struct {
 	start, end int32
 	parent     int32
 	header     int32 // its header line, -1 when it has none
+	columns    int32 // a table's first row (its column names), -1 for none
 }
 
 // overlay is an open dialog or a cookie banner found on the page.
@@ -541,7 +542,7 @@ func (b *builder) isItem(n int32) bool {
 // openGroup starts the group of container n at the next line.
 func (b *builder) openGroup() int32 {
 	g := int32(len(b.lay.groups))
-	b.lay.groups = append(b.lay.groups, group{start: int32(len(b.lay.lines)), parent: b.cur, header: -1})
+	b.lay.groups = append(b.lay.groups, group{start: int32(len(b.lay.lines)), parent: b.cur, header: -1, columns: -1})
 	b.cur = g
 	return g
 }
@@ -637,6 +638,9 @@ func (b *builder) blockNode(n int32, indent int) {
 	}
 	first := len(b.lay.lines)
 	b.children(n, inner)
+	if kind == "table" && len(b.lay.lines)-first > 1 {
+		b.lay.groups[g].columns = int32(first)
+	}
 	if head.empty() && b.isItem(n) {
 		for i := first + 1; i < len(b.lay.lines); i++ {
 			b.lay.lines[i].indent++

@@ -279,3 +279,21 @@ func TestRenderBudgetKeepsDialogs(t *testing.T) {
 		}
 	}
 }
+
+func TestRenderBudgetKeepsTableColumns(t *testing.T) {
+	p := Parse(fixtures(t)["table.html"])
+	r := Render(p, Options{Query: "Globex stage", Budget: 400})
+	checkRendered(t, p, r, 400)
+	var header, row string
+	for _, l := range strings.Split(r.Text, "\n") {
+		switch {
+		case strings.Contains(l, `"Deal name"`):
+			header = l
+		case strings.Contains(l, "Globex Ltd"):
+			row = l
+		}
+	}
+	if !r.Truncated || header == "" || !strings.Contains(row, "Prospecting") {
+		t.Errorf("want the Globex row with its stage and the column names above it, got\n%s", r.Text)
+	}
+}

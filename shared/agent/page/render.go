@@ -262,12 +262,16 @@ func (s *selection) missing(idx []int) []int {
 	return out
 }
 
-// withHeaders returns line i and the header lines of the containers it is in.
+// withHeaders returns line i with the header lines of the containers it is in, and the
+// column names of a table it is in.
 func withHeaders(lay *layout, i int, idx []int) []int {
 	idx = append(idx, i)
 	for g := lay.lines[i].group; g >= 0; g = lay.groups[g].parent {
 		if h := lay.groups[g].header; h >= 0 && int(h) != i {
 			idx = append(idx, int(h))
+		}
+		if c := lay.groups[g].columns; c >= 0 && int(c) != i {
+			idx = append(idx, int(c))
 		}
 	}
 	return idx
