@@ -35,7 +35,6 @@ type line struct {
 	overlay int32   // the overlay it belongs to, -1 for none
 	elems   []int32 // elements shown on the line in document order, each with where its "[id]" starts in text
 	chars   int32   // runes of page text (not element renderings)
-	header  bool    // a container's header line, ending in ':'
 }
 
 // group is a container that spans lines [start, end): a card, a list item, a form. The
@@ -568,13 +567,13 @@ func (b *builder) children(n int32, indent int) {
 			continue
 		}
 		if b.block[c] || b.ov[c] >= 0 {
-			b.flush(&run, indent, false)
+			b.flush(&run, indent)
 			b.blockNode(c, indent)
 			continue
 		}
 		b.inline(&run, c, indent)
 	}
-	b.flush(&run, indent, false)
+	b.flush(&run, indent)
 }
 
 // blockNode lays out block node n: as one line when it is small, else as a header line (a
@@ -592,7 +591,7 @@ func (b *builder) blockNode(n int32, indent int) {
 	defer b.putSegs(&head)
 	if nd.elem >= 0 && !b.isContainerElem(int(nd.elem)) {
 		head.addElem(nd.elem, len(b.base[nd.elem]))
-		b.flush(&head, indent, false)
+		b.flush(&head, indent)
 		return
 	}
 	if nd.tag == "br" || nd.tag == "hr" {
@@ -626,14 +625,14 @@ func (b *builder) blockNode(n int32, indent int) {
 			head.addRaw(":")
 		}
 		b.flatten(&head, n)
-		b.flush(&head, indent, false)
+		b.flush(&head, indent)
 		return
 	}
 	inner := indent
 	if !head.empty() {
 		head.addRaw(":")
 		b.lay.groups[g].header = int32(len(b.lay.lines))
-		b.flush(&head, indent, true)
+		b.flush(&head, indent)
 		inner = indent + 1
 	}
 	first := len(b.lay.lines)
@@ -702,13 +701,13 @@ func (b *builder) inline(run *lineBuf, c int32, indent int) {
 			if head != "" {
 				run.addText(head)
 			}
-			b.flush(run, indent, false)
+			b.flush(run, indent)
 			text = rest
 		}
 		run.addText(text)
 	case nd.elem >= 0 && !b.isContainerElem(int(nd.elem)):
 		if run.chars+len(b.base[nd.elem]) > maxChunk {
-			b.flush(run, indent, false)
+			b.flush(run, indent)
 		}
 		run.addElem(nd.elem, len(b.base[nd.elem]))
 	default:
@@ -765,13 +764,13 @@ func isCellSep(tag, role string) bool {
 }
 
 // flush ends the running line and appends it to the outline.
-func (b *builder) flush(run *lineBuf, indent int, header bool) {
+func (b *builder) flush(run *lineBuf, indent int) {
 	if run.empty() {
 		return
 	}
 	l := run.finish(b)
 	l.indent = int32(min(indent, maxIndent))
-	l.group, l.overlay, l.header = b.cur, b.curOv, header
+	l.group, l.overlay = b.cur, b.curOv
 	b.lay.lines = append(b.lay.lines, l)
 	run.segs, run.chars = run.segs[:0], 0
 }
