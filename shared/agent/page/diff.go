@@ -3,7 +3,6 @@ package page
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"hash/fnv"
 	"strings"
 )
 
@@ -11,30 +10,43 @@ import (
 const maxDiffItems = 20
 
 // signature identifies an element across steps without its id, which the extension may
-// renumber: its tag, what names it, the attributes that say what it does, and the start
-// of the text around it (so that the "Add to cart" of one product differs from
+// renumber: its tag, what names it, the attributes that say what it does, and a hash of
+// the start of the text around it (so that the "Add to cart" of one product differs from
 // another's). Values typed into fields and states such as checked do not count.
-func signature(e Element, context string) uint64 {
-	h := fnv.New64a()
-	write := func(s string) {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
-	}
-	write(e.Tag)
-	write(e.Text)
+func signature(e Element, context uint64) uint64 {
+	h := newFNV()
+	h.add(e.Tag)
+	h.add(e.Text)
 	for _, a := range e.Attrs {
 		switch a.Name {
 		case "type", "role", "name", "aria-label", "placeholder", "title", "alt", "href", "data-name":
-			write(a.Name)
-			write(a.Value)
+			h.add(a.Name)
+			h.add(a.Value)
 		case "value":
 			if e.Kind() == KindButton {
-				write(a.Value)
+				h.add(a.Value)
 			}
 		}
 	}
-	write(cutRunes(context, 60))
-	return h.Sum64()
+	h ^= fnv64(context)
+	h *= fnvPrime
+	return uint64(h)
+}
+
+// fnv64 is FNV-1a, written out so that hashing strings allocates nothing.
+type fnv64 uint64
+
+const fnvPrime = 1099511628211
+
+func newFNV() fnv64 { return 14695981039346656037 }
+
+// add hashes s and a separator after it.
+func (h *fnv64) add(s string) {
+	for i := 0; i < len(s); i++ {
+		*h ^= fnv64(s[i])
+		*h *= fnvPrime
+	}
+	*h *= fnvPrime
 }
 
 // Fingerprint is a stable hash of what the page shows: its title, its elements (tag,

@@ -13,6 +13,7 @@ const (
 	maxIndent   = 10  // levels of indentation; deeper containers do not indent further
 	maxLabel    = 80  // runes of a container's label in its header line
 	labelScan   = 24  // nodes searched for a container's heading
+	maxContext  = 120 // bytes of the text around an element that its signature hashes
 )
 
 // layout is the page as an outline: lines in document order, each with the elements it
@@ -32,10 +33,8 @@ type line struct {
 	indent  int32
 	group   int32   // the innermost group, -1 for none
 	overlay int32   // the overlay it belongs to, -1 for none
-	elems   []int32 // elements shown on the line, in document order
-	offs    []int32 // where each element's "[id]" starts in text
+	elems   []int32 // elements shown on the line in document order, each with where its "[id]" starts in text
 	chars   int32   // runes of page text (not element renderings)
-	header  bool    // a container's header line, ending in ':'
 }
 
 // group is a container that spans lines [start, end): a card, a list item, a form. The
@@ -44,6 +43,7 @@ type group struct {
 	start, end int32
 	parent     int32
 	header     int32 // its header line, -1 when it has none
+	columns    int32 // a table's first row (its column names), -1 for none
 }
 
 // overlay is an open dialog or a cookie banner found on the page.
@@ -59,18 +59,21 @@ type overlay struct {
 
 // builder lays a page out.
 type builder struct {
-	p       *Page
-	lay     *layout
-	size    []int32   // runes a node's content takes when flattened, capped
-	block   []bool    // the node starts its own line (a block tag, or it holds one)
-	hasElem []bool    // the node's subtree holds an element with an id
-	lo, hi  []int32   // elements of the node's subtree: [lo, hi)
-	skip    []bool    // headings used as their container's label
-	ov      []int32   // per node: the overlay it opens, -1 for none
-	base    []string  // per element: its rendering without marks and label
-	opts    [][]int32 // per select: its options with ids, as (element, offset in base) pairs
-	cur     int32     // innermost open group
-	curOv   int32     // innermost open overlay
+	p         *Page
+	lay       *layout
+	size      []int32   // runes a node's content takes when flattened, capped
+	block     []bool    // the node starts its own line (a block tag, or it holds one)
+	hasElem   []bool    // the node's subtree holds an element with an id
+	lo, hi    []int32   // elements of the node's subtree: [lo, hi)
+	skip      []bool    // headings used as their container's label
+	lines     []bool    // the node is never folded into one line
+	ov        []int32   // per node: the overlay it opens, -1 for none
+	base      []string  // per element: its rendering without marks and label
+	opts      [][]int32 // per select: its options with ids, as (element, offset in base) pairs
+	elemArena []int32   // the lines' elems
+	segPool   [][]seg   // see takeSegs
+	cur       int32     // innermost open group
+	curOv     int32     // innermost open overlay
 }
 
 func (p *Page) layout() *layout {
@@ -82,9 +85,14 @@ func buildLayout(p *Page) *layout {
 	n := len(p.nodes)
 	b := &builder{
 		p: p, lay: &layout{}, size: make([]int32, n), block: make([]bool, n), hasElem: make([]bool, n),
-		lo: make([]int32, n), hi: make([]int32, n), skip: make([]bool, n), ov: make([]int32, n),
+		lo: make([]int32, n), hi: make([]int32, n), skip: make([]bool, n), lines: make([]bool, n), ov: make([]int32, n),
 		base: make([]string, len(p.elements)), opts: make([][]int32, len(p.elements)), cur: -1, curOv: -1,
 	}
+	// Sized for a typical page, where a line holds about three nodes or more: growing these
+	// slices would cost more than filling them.
+	b.lay.lines = make([]line, 0, n/3+16)
+	b.lay.groups = make([]group, 0, n/3+16)
+	b.elemArena = make([]int32, 0, 2*len(p.elements)+2)
 	b.measure()
 	b.lay.labels = b.findLabels()
 	b.findOverlays()
@@ -98,25 +106,47 @@ func buildLayout(p *Page) *layout {
 	return b.lay
 }
 
-// context is the text around element i that tells it apart from its look-alikes: the
-// text of its list item, row, or the largest small block around it.
-func (b *builder) context(i int) string {
+// context hashes the text around element i that tells it apart from its look-alikes:
+// the text of the list item or row it is in. Elements outside items have none (their
+// signature then tells look-alikes apart by their order): the text of any larger
+// container changes whenever anything is added to it.
+func (b *builder) context(i int) uint64 {
 	nodes := b.p.nodes
 	c := nodes[b.p.info[i].node].parent
-	for c > 0 && !b.block[c] {
-		c = nodes[c].parent
-	}
-	for c > 0 && !b.isItem(c) {
-		par := nodes[c].parent
-		if par <= 0 || !b.block[par] || b.size[par] > oneLineMax {
+	for k := 0; c > 0 && !b.isItem(c); k++ {
+		if k == 6 {
+			c = 0
 			break
 		}
-		c = par
+		c = nodes[c].parent
 	}
+	h := newFNV()
 	if c <= 0 {
-		return ""
+		return uint64(h)
 	}
-	return b.nodeText(c, 60)
+	// The first bytes of its text nodes, in document order.
+	budget := maxContext
+	for k := nodes[c].first; k >= 0 && budget > 0; {
+		nd := &nodes[k]
+		if nd.tag == "" {
+			t := b.p.tbuf[nd.start:min(nd.end, nd.start+int32(budget))]
+			h.add(t)
+			budget -= len(t)
+		}
+		switch {
+		case nd.tag != "" && nd.elem < 0 && nd.first >= 0:
+			k = nd.first
+		default:
+			for k >= 0 && k != c && nodes[k].next < 0 {
+				k = nodes[k].parent
+			}
+			if k < 0 || k == c {
+				return uint64(h)
+			}
+			k = nodes[k].next
+		}
+	}
+	return uint64(h)
 }
 
 // isContainerElem reports an element that holds other elements (a select's options aside).
@@ -171,6 +201,14 @@ func (b *builder) measure() {
 		}
 		if nd.parent >= 0 {
 			b.size[nd.parent] = min(b.size[nd.parent]+b.size[i], 1<<30)
+		}
+	}
+	// Tables and lists of cards keep a line per row or card, and so does whatever holds
+	// them.
+	for i := range nodes {
+		n := int32(i)
+		if nodes[i].tag != "" && (neverOneLine[nodes[i].tag] || b.containerKind(n) == "table" || b.hasBigItems(n)) {
+			b.keepLines(n)
 		}
 	}
 }
@@ -503,7 +541,7 @@ func (b *builder) isItem(n int32) bool {
 // openGroup starts the group of container n at the next line.
 func (b *builder) openGroup() int32 {
 	g := int32(len(b.lay.groups))
-	b.lay.groups = append(b.lay.groups, group{start: int32(len(b.lay.lines)), parent: b.cur, header: -1})
+	b.lay.groups = append(b.lay.groups, group{start: int32(len(b.lay.lines)), parent: b.cur, header: -1, columns: -1})
 	b.cur = g
 	return g
 }
@@ -521,20 +559,21 @@ func (b *builder) closeGroup(g int32) {
 // children lays out the content of node n at indent: running inline content becomes
 // lines, block children lay themselves out.
 func (b *builder) children(n int32, indent int) {
-	var run lineBuf
+	run := lineBuf{segs: b.takeSegs()}
+	defer b.putSegs(&run)
 	for c := b.p.nodes[n].first; c >= 0; c = b.p.nodes[c].next {
 		nd := &b.p.nodes[c]
 		if b.skip[c] || nd.tag == "head" {
 			continue
 		}
 		if b.block[c] || b.ov[c] >= 0 {
-			b.flush(&run, indent, false)
+			b.flush(&run, indent)
 			b.blockNode(c, indent)
 			continue
 		}
 		b.inline(&run, c, indent)
 	}
-	b.flush(&run, indent, false)
+	b.flush(&run, indent)
 }
 
 // blockNode lays out block node n: as one line when it is small, else as a header line (a
@@ -548,10 +587,11 @@ func (b *builder) blockNode(n int32, indent int) {
 		b.curOv = o
 		defer func() { b.curOv = prevOv }()
 	}
+	head := lineBuf{segs: b.takeSegs()}
+	defer b.putSegs(&head)
 	if nd.elem >= 0 && !b.isContainerElem(int(nd.elem)) {
-		var run lineBuf
-		run.addElem(nd.elem, len(b.base[nd.elem]))
-		b.flush(&run, indent, false)
+		head.addElem(nd.elem, len(b.base[nd.elem]))
+		b.flush(&head, indent)
 		return
 	}
 	if nd.tag == "br" || nd.tag == "hr" {
@@ -570,7 +610,6 @@ func (b *builder) blockNode(n int32, indent int) {
 	if labelNode >= 0 {
 		b.skip[labelNode] = true
 	}
-	var head lineBuf
 	switch {
 	case nd.elem >= 0:
 		head.addElem(nd.elem, len(b.base[nd.elem]))
@@ -580,30 +619,51 @@ func (b *builder) blockNode(n int32, indent int) {
 	case kind != "":
 		head.addRaw(headerPrefix(kind, label))
 	}
-	oneLine := b.ov[n] < 0 && !neverOneLine[nd.tag] && kind != "table" && !b.hasBigItems(n) &&
-		(b.size[n] <= oneLineMax || ((nd.tag == "tr" || b.role(n) == "row") && b.size[n] <= rowMax))
+	oneLine := !b.lines[n] && (b.size[n] <= oneLineMax || ((nd.tag == "tr" || b.role(n) == "row") && b.size[n] <= rowMax))
 	if oneLine {
-		run := head
-		if !run.empty() {
-			run.addRaw(":")
+		if !head.empty() {
+			head.addRaw(":")
 		}
-		b.flatten(&run, n)
-		b.flush(&run, indent, false)
+		b.flatten(&head, n)
+		b.flush(&head, indent)
 		return
 	}
 	inner := indent
 	if !head.empty() {
 		head.addRaw(":")
 		b.lay.groups[g].header = int32(len(b.lay.lines))
-		b.flush(&head, indent, true)
+		b.flush(&head, indent)
 		inner = indent + 1
 	}
 	first := len(b.lay.lines)
 	b.children(n, inner)
+	if kind == "table" && len(b.lay.lines)-first > 1 {
+		b.lay.groups[g].columns = int32(first)
+	}
 	if head.empty() && b.isItem(n) {
 		for i := first + 1; i < len(b.lay.lines); i++ {
 			b.lay.lines[i].indent++
 		}
+	}
+}
+
+// takeSegs returns an empty slice for a line's pieces, reusing one when it can: lines are
+// many, and the layout recurses, so each level keeps its own while it works.
+func (b *builder) takeSegs() []seg {
+	if n := len(b.segPool); n > 0 {
+		s := b.segPool[n-1]
+		b.segPool = b.segPool[:n-1]
+		return s[:0]
+	}
+	return make([]seg, 0, 16)
+}
+
+func (b *builder) putSegs(r *lineBuf) { b.segPool = append(b.segPool, r.segs) }
+
+// keepLines marks node n, and every container around it, as never folded into one line.
+func (b *builder) keepLines(n int32) {
+	for ; n >= 0 && !b.lines[n]; n = b.p.nodes[n].parent {
+		b.lines[n] = true
 	}
 }
 
@@ -641,13 +701,13 @@ func (b *builder) inline(run *lineBuf, c int32, indent int) {
 			if head != "" {
 				run.addText(head)
 			}
-			b.flush(run, indent, false)
+			b.flush(run, indent)
 			text = rest
 		}
 		run.addText(text)
 	case nd.elem >= 0 && !b.isContainerElem(int(nd.elem)):
 		if run.chars+len(b.base[nd.elem]) > maxChunk {
-			b.flush(run, indent, false)
+			b.flush(run, indent)
 		}
 		run.addElem(nd.elem, len(b.base[nd.elem]))
 	default:
@@ -704,15 +764,15 @@ func isCellSep(tag, role string) bool {
 }
 
 // flush ends the running line and appends it to the outline.
-func (b *builder) flush(run *lineBuf, indent int, header bool) {
+func (b *builder) flush(run *lineBuf, indent int) {
 	if run.empty() {
 		return
 	}
 	l := run.finish(b)
 	l.indent = int32(min(indent, maxIndent))
-	l.group, l.overlay, l.header = b.cur, b.curOv, header
+	l.group, l.overlay = b.cur, b.curOv
 	b.lay.lines = append(b.lay.lines, l)
-	*run = lineBuf{}
+	run.segs, run.chars = run.segs[:0], 0
 }
 
 // splitChunk cuts text at most n runes long at a space in its second half when there is
@@ -775,16 +835,24 @@ func (r *lineBuf) sep() {
 // finish renders the pieces: text escaped, elements in their base rendering plus, for a
 // field named only by a <label> that is not on this line, the label.
 func (r *lineBuf) finish(b *builder) line {
-	var plain strings.Builder
+	ctx := "" // the line's page text, for labels: built only when one is needed
+	labelled := false
 	for _, s := range r.segs {
-		if s.elem < 0 && !s.raw && !s.sep {
-			plain.WriteString(s.text)
-			plain.WriteByte(' ')
-		}
+		labelled = labelled || s.elem >= 0 && b.lay.labels[s.elem] != ""
 	}
-	ctx := plain.String()
+	if labelled {
+		var plain strings.Builder
+		for _, s := range r.segs {
+			if s.elem < 0 && !s.raw && !s.sep {
+				plain.WriteString(s.text)
+				plain.WriteByte(' ')
+			}
+		}
+		ctx = plain.String()
+	}
 	var out strings.Builder
 	var l line
+	elems := len(b.elemArena)
 	pendingSep := false
 	for _, s := range r.segs {
 		if s.sep {
@@ -801,12 +869,10 @@ func (r *lineBuf) finish(b *builder) line {
 		switch {
 		case s.elem >= 0:
 			at := int32(out.Len())
-			l.elems = append(l.elems, s.elem)
-			l.offs = append(l.offs, at)
+			b.elemArena = append(b.elemArena, s.elem, at)
 			out.WriteString(b.base[s.elem])
 			for k := 0; k+1 < len(b.opts[s.elem]); k += 2 {
-				l.elems = append(l.elems, b.opts[s.elem][k])
-				l.offs = append(l.offs, at+b.opts[s.elem][k+1])
+				b.elemArena = append(b.elemArena, b.opts[s.elem][k], at+b.opts[s.elem][k+1])
 			}
 			if lb := b.lay.labels[s.elem]; lb != "" && !strings.Contains(ctx, lb) {
 				out.WriteString(" label=")
@@ -820,6 +886,8 @@ func (r *lineBuf) finish(b *builder) line {
 		}
 	}
 	l.text = out.String()
+	// The line's elements and offsets, as pairs in the shared arena.
+	l.elems = b.elemArena[elems:len(b.elemArena):len(b.elemArena)]
 	return l
 }
 
@@ -831,16 +899,19 @@ func escapeRefs(s string) string {
 	}
 	var out strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == '[' {
-			j := i + 1
-			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-				j++
-			}
-			if j > i+1 && j < len(s) && s[j] == ']' {
-				out.WriteByte('\\')
-			}
+		if s[i] == '[' && isRef(s, i) {
+			out.WriteByte('\\')
 		}
 		out.WriteByte(s[i])
 	}
 	return out.String()
+}
+
+// isRef reports whether s[i:] starts like an element: '[', digits, ']'.
+func isRef(s string, i int) bool {
+	j := i + 1
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	return j > i+1 && j < len(s) && s[j] == ']'
 }

@@ -171,6 +171,14 @@ func TestRenderNewMarks(t *testing.T) {
 			wantNew: 1,
 		},
 		{
+			name: "a card added to a list: only its button is new, not the one after the list",
+			prev: Parse(`<main><h1>Fiction</h1><ul><li><h3>Dune — Frank Herbert</h3><span>$10.99</span><button id="5">Add to cart</button></li></ul><button id="6">Load more</button></main>`),
+			dom:  `<main><h1>Fiction</h1><ul><li><h3>Dune — Frank Herbert</h3><span>$10.99</span><button id="21">Add to cart</button></li><li><h3>Emma — Jane Austen</h3><span>$7.50</span><button id="22">Add to cart</button></li></ul><button id="23">Load more</button></main>`,
+			want: "Title: Fiction\n(* marks the element that is new since the previous step)\nmain \"Fiction\":\n  list:\n" +
+				"    Dune — Frank Herbert $10.99 [21] button \"Add to cart\"\n    Emma — Jane Austen $7.50 *[22] button \"Add to cart\"\n  [23] button \"Load more\"",
+			wantNew: 1,
+		},
+		{
 			name: "the same page",
 			prev: prev,
 			dom:  `<ul><li>Alpha <a id="1" href="/a">Buy</a></li><li>Gamma <a id="2" href="/g">Buy</a></li></ul><button id="3">Load more</button>`,
@@ -269,5 +277,23 @@ func TestRenderBudgetKeepsDialogs(t *testing.T) {
 		if !strings.Contains(r.Text, want) {
 			t.Errorf("%q missing: the dialog must be kept whole\n%s", want, r.Text)
 		}
+	}
+}
+
+func TestRenderBudgetKeepsTableColumns(t *testing.T) {
+	p := Parse(fixtures(t)["table.html"])
+	r := Render(p, Options{Query: "Globex stage", Budget: 400})
+	checkRendered(t, p, r, 400)
+	var header, row string
+	for _, l := range strings.Split(r.Text, "\n") {
+		switch {
+		case strings.Contains(l, `"Deal name"`):
+			header = l
+		case strings.Contains(l, "Globex Ltd"):
+			row = l
+		}
+	}
+	if !r.Truncated || header == "" || !strings.Contains(row, "Prospecting") {
+		t.Errorf("want the Globex row with its stage and the column names above it, got\n%s", r.Text)
 	}
 }

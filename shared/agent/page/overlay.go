@@ -1,8 +1,12 @@
 package page
 
 import (
+	"bytes"
+	"slices"
+	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // OverlayKind is what covers the page.
@@ -180,6 +184,8 @@ var (
 		"privacidade", "privacybeleid", "конфиденциальност", "персональных данных"}
 )
 
+var consentBytes, privacyBytes = byteWords(consentWords), byteWords(privacyWords)
+
 func hasConsentHint(v string) bool {
 	for _, w := range []string{"cookie", "consent", "gdpr", "onetrust", "cmp", "cc-banner", "privacy"} {
 		if strings.Contains(v, w) {
@@ -189,13 +195,46 @@ func hasConsentHint(v string) bool {
 	return false
 }
 
-func containsAny(s string, words []string) bool {
+// appendLower appends s in lower case, every rune whose lower case is as long in UTF-8
+// (all but a few, such as the Kelvin sign), so that offsets in the result are offsets
+// in s.
+func appendLower(dst []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if l := unicode.ToLower(r); l != r && utf8.RuneLen(l) == size {
+			dst = utf8.AppendRune(dst, l)
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return dst
+}
+
+func containsAnyBytes(s []byte, words [][]byte) bool {
 	for _, w := range words {
-		if strings.Contains(s, w) {
+		if bytes.Contains(s, w) {
 			return true
 		}
 	}
 	return false
+}
+
+func byteWords(words []string) [][]byte {
+	out := make([][]byte, len(words))
+	for i, w := range words {
+		out[i] = []byte(w)
+	}
+	return out
 }
 
 // findOverlays marks the open dialogs and the cookie banners of the page (the outermost
@@ -220,31 +259,53 @@ func (b *builder) findOverlays() {
 		}
 		i++
 	}
-	for i := 1; i < len(nodes); i++ {
-		nd := &nodes[i]
-		var text string
-		switch {
-		case nd.tag == "":
-			text = b.p.tbuf[nd.start:nd.end]
-		case nd.elem >= 0:
-			text = b.p.elements[nd.elem].Text
-		default:
-			continue
+	// Text about cookies or privacy: searched in all the page's text at once (the text
+	// nodes lie in order in tbuf), then in the elements' own text ("Accept cookies").
+	mentions := make(map[int32]bool) // node → a strong (cookie, consent) word
+	lower := appendLower(make([]byte, 0, len(b.p.tbuf)), b.p.tbuf)
+	textNodes := make([]int32, 0, len(nodes)/2)
+	for i := range nodes {
+		if nodes[i].tag == "" {
+			textNodes = append(textNodes, int32(i))
 		}
-		lt := strings.ToLower(text)
-		strong := containsAny(lt, consentWords)
-		if !strong && !containsAny(lt, privacyWords) {
-			continue
+	}
+	for k, words := range [][][]byte{consentBytes, privacyBytes} {
+		for _, w := range words {
+			for off := 0; ; {
+				at := bytes.Index(lower[off:], w)
+				if at < 0 {
+					break
+				}
+				off += at
+				t := sort.Search(len(textNodes), func(j int) bool { return nodes[textNodes[j]].end > int32(off) })
+				if t < len(textNodes) && nodes[textNodes[t]].start <= int32(off) {
+					n := textNodes[t]
+					mentions[n] = mentions[n] || k == 0
+				}
+				off += len(w)
+			}
 		}
-		if a := b.consentBanner(int32(i), strong); a >= 0 {
+	}
+	var low []byte
+	for i, e := range b.p.elements {
+		low = appendLower(low[:0], e.Text)
+		if strong := containsAnyBytes(low, consentBytes); strong || containsAnyBytes(low, privacyBytes) {
+			n := b.p.info[i].node
+			mentions[n] = mentions[n] || strong
+		}
+	}
+	found := make([]int32, 0, len(mentions))
+	for n := range mentions {
+		found = append(found, n)
+	}
+	slices.Sort(found)
+	for _, n := range found {
+		if a := b.consentBanner(n, mentions[n]); a >= 0 {
 			b.markCookie(a, end)
 		}
 	}
-	// A container that holds an overlay is never folded into one line.
 	for _, o := range b.lay.overlays {
-		for a := nodes[o.node].parent; a >= 0; a = nodes[a].parent {
-			b.size[a] = max(b.size[a], rowMax+1)
-		}
+		b.keepLines(o.node)
 	}
 }
 

@@ -1,6 +1,11 @@
 // Package page turns the DOM string the extension sends (simplified, possibly templatized
 // HTML in which the elements the agent can act on carry numeric ids) into the page part of
-// the agent's prompt: the actionable elements and the page's text, cut to a token budget.
+// the agent's prompt: an indented outline of the page in document order where text stays
+// with its elements, open dialogs and cookie banners are marked, password-like values are
+// masked and elements new since the previous step are starred, cut to a token budget. It
+// also gives the engine what it needs about a page: its overlays and the control that
+// dismisses each, which fields are secret, a DOM with their values masked for storage, a
+// fingerprint and the changes since the previous page.
 //
 // The DOM is untrusted: Parse never fails, whatever the markup, size or encoding.
 package page

@@ -3,6 +3,7 @@ package page
 import (
 	"bytes"
 	"html"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -19,6 +20,7 @@ const (
 	maxDepth       = 256 // levels of the tree; deeper content joins the deepest container
 	maxRestarts    = 1000
 	impliedScan    = 16 // open tags looked at for an implied end tag (<li> closing the previous <li>)
+	accSize        = 48 // bytes set aside for an element's text
 )
 
 // keptAttrs are the attributes that tell the model what an element is, in display order.
@@ -50,17 +52,20 @@ var (
 	// plainInline are inline tags that add nothing to the page's structure: without an id
 	// they get no node, their text joins their parent's.
 	plainInline = set("b", "i", "em", "strong", "small", "font", "u", "s", "strike", "sup", "sub", "mark",
-		"abbr", "code", "time", "bdi", "bdo", "cite", "q", "kbd", "var", "wbr", "dfn", "ins", "del", "nobr", "tt", "big", "data")
+		"abbr", "code", "time", "bdi", "bdo", "cite", "q", "kbd", "var", "wbr", "dfn", "ins", "del", "nobr", "tt", "big", "data",
+		"span", "img", "picture", "svg", "g", "path", "use", "circle", "rect", "polygon", "line", "ellipse")
 	// nodeAttrs are the attributes the tree keeps on containers without ids.
 	nodeAttrs = set("role", "aria-label", "aria-modal", "open", "for", "name", "title", "alt", "selected", "value")
 )
 
-// impliedEnds says which open tag a start tag closes (as HTML parsers do, so that
+// impliedEnd says which open tags a start tag closes (as HTML parsers do, so that
 // "<li>a<li>b" makes two items) and the tags that bound the search.
-var impliedEnds = map[string]struct {
+type impliedEnd struct {
 	closes []string
 	scope  []string
-}{
+}
+
+var impliedEnds = map[string]*impliedEnd{
 	"li":       {[]string{"li"}, []string{"ul", "ol", "menu"}},
 	"dt":       {[]string{"dt", "dd"}, []string{"dl"}},
 	"dd":       {[]string{"dt", "dd"}, []string{"dl"}},
@@ -104,18 +109,22 @@ func Parse(dom string) *Page {
 	if !utf8.ValidString(dom) {
 		dom = strings.ToValidUTF8(dom, "\uFFFD")
 	}
+	dom = expandTemplates(dom)
+	// Sized from the markup up front: growing these slices costs more than parsing.
+	tags, ids := strings.Count(dom, "<"), strings.Count(dom, "id=")
 	p := &parser{
-		page: &Page{byID: map[int]int{}, domChars: chars},
-		open: map[string]int{},
+		page:      &Page{byID: make(map[int]int, ids), domChars: chars, elements: make([]Element, 0, ids), info: make([]elemInfo, 0, ids)},
+		openCount: make([]int32, len(tagTable)+1), openOther: map[string]int{},
+		accs: make([]textAcc, 0, ids), nodes: make([]node, 0, tags+1), tbuf: make([]byte, 0, len(dom)/4),
 	}
 	p.nodes = append(p.nodes, node{tag: "#root", parent: -1, first: -1, last: -1, next: -1, elem: -1, meta: -1})
-	p.tokenize(expandTemplates(dom))
+	p.tokenize(dom)
 	p.finish()
 	return p.page
 }
 
 type openTag struct {
-	name  string
+	ti    *tagInfo
 	owner int   // index of the element that owns text inside this tag, -1 for plain text
 	node  int32 // the tree node of this tag (its parent's when the tag makes none)
 }
@@ -134,21 +143,25 @@ type rawAttr struct {
 type parser struct {
 	page  *Page
 	stack []openTag
-	open  map[string]int // open tags by name, so an unmatched end tag costs nothing
-	attrs []rawAttr
-	accs  []textAcc // element texts, parallel to page.elements
-	run   []byte    // the plain text run being read
+	// Open tags by name, so that an unmatched end tag costs nothing: tags of the table
+	// by their slot, others by name.
+	openCount []int32
+	openOther map[string]int
+	attrs     []rawAttr
+	accs      []textAcc // element texts, parallel to page.elements
+	run       []byte    // the plain text run being read
 
 	nodes    []node
 	metas    []nodeMeta
 	tbuf     []byte // text of the text nodes
+	slab     []byte // see buffer
 	scratch  []byte
 	lastText int32 // the text node that the next text may extend, -1 after any other node
 
 	heading   textAcc
 	capturing bool // inside the first <h1>
 	headed    bool
-	rawName   string // the raw-text element whose content the next text token is
+	rawTag    *tagInfo // the raw-text element whose content the next text token is
 }
 
 // eachToken calls fn with each token of s, its raw bytes and their offset in s. When fn
@@ -181,40 +194,45 @@ func (p *parser) tokenize(s string) {
 	eachToken(s, func(z *xhtml.Tokenizer, tt xhtml.TokenType, raw []byte, _ int) bool {
 		switch tt {
 		case xhtml.TextToken:
-			name := p.rawName
-			p.rawName = ""
-			p.rawText(name, z.Text())
+			in := p.rawTag
+			p.rawTag = nil
+			p.rawText(in, z.Text())
 		case xhtml.StartTagToken, xhtml.SelfClosingTagToken:
-			p.rawName = ""
-			name, selfClosing := p.readTag(tt, raw)
-			p.openElement(name, selfClosing)
-			if rawTags[name] {
+			p.rawTag = nil
+			ti, selfClosing := p.readTag(tt, raw)
+			p.openElement(ti, selfClosing)
+			if ti.raw {
 				if !selfClosing {
-					p.rawName = name
+					p.rawTag = ti
 				}
 				return selfClosing
 			}
 		case xhtml.EndTagToken:
-			p.rawName = ""
-			p.closeElement(endTagName(raw))
+			p.rawTag = nil
+			p.closeElement(endTag(raw))
 		}
 		return false
 	})
 }
 
-// readTag reads the name and the attributes the parser may need of the start tag raw
-// (the tokenizer's own accessors copy every name and value, which costs more than the
-// rest of the parse), and whether the tag closes itself.
-func (p *parser) readTag(tt xhtml.TokenType, raw []byte) (string, bool) {
+// readTag reads what the start tag raw is and the attributes the parser may need (the
+// tokenizer's own accessors copy every name and value, which costs more than the rest of
+// the parse), and whether the tag closes itself.
+func (p *parser) readTag(tt xhtml.TokenType, raw []byte) (*tagInfo, bool) {
 	p.attrs = p.attrs[:0]
 	lastEnd := -1
 	var last []byte
-	name := scanTag(raw, func(key []byte, val []byte, _, end int) {
+	sc, ti := scanTag(raw)
+	for {
+		key, val, _, end, ok := sc.next()
+		if !ok {
+			break
+		}
 		last, lastEnd = val, end
 		if k, ok := knownAttrs[string(key)]; ok {
 			p.attrs = append(p.attrs, rawAttr{name: k, value: unescape(string(val)), end: end})
 		}
-	})
+	}
 	selfClosing := tt == xhtml.SelfClosingTagToken
 	if !selfClosing && slashID(raw, last) {
 		selfClosing = true
@@ -222,7 +240,7 @@ func (p *parser) readTag(tt xhtml.TokenType, raw []byte) (string, bool) {
 			p.attrs[n-1].value = strings.TrimSuffix(p.attrs[n-1].value, "/")
 		}
 	}
-	return name, selfClosing
+	return ti, selfClosing
 }
 
 // slashID reports a tag like <input id=12/>, which the templatizer means as a
@@ -246,17 +264,16 @@ var knownAttrs = func() map[string]string {
 	return m
 }()
 
-// rawText handles a text token; raw is the raw-text element it is the content of, if any.
-func (p *parser) rawText(raw string, b []byte) {
+// rawText handles a text token; in is the raw-text element it is the content of, if any.
+func (p *parser) rawText(in *tagInfo, b []byte) {
 	switch {
-	case skippedText[raw]:
+	case in == nil:
+	case in.skipText:
 		return
-	case raw == "title":
+	case in.name == "title":
 		p.flushRun()
 		if p.page.title == "" {
-			var t textAcc
-			t.add(string(b), maxTitle)
-			p.page.title = t.String()
+			p.page.title = collapse(string(b), maxTitle)
 		}
 		p.addText(p.owner(), string(b), false)
 		return
@@ -278,12 +295,30 @@ func (p *parser) parentNode() int32 {
 	return p.stack[len(p.stack)-1].node
 }
 
-func (p *parser) openElement(name string, selfClosing bool) {
-	p.closeImplied(name)
+// openCounter returns the count of open tags named like ti.
+func (p *parser) openCounter(ti *tagInfo) *int32 {
+	if ti.id > 0 {
+		return &p.openCount[ti.id]
+	}
+	n := int32(p.openOther[ti.name])
+	return &n
+}
+
+func (p *parser) setOpen(ti *tagInfo, delta int32) {
+	if ti.id > 0 {
+		p.openCount[ti.id] += delta
+		return
+	}
+	p.openOther[ti.name] += int(delta)
+}
+
+func (p *parser) openElement(ti *tagInfo, selfClosing bool) {
+	name := ti.name
+	p.closeImplied(ti)
 	switch {
-	case blockTags[name]:
+	case ti.block:
 		p.boundary()
-	case cellTags[name]:
+	case ti.cell:
 		p.separate()
 	default:
 		p.space()
@@ -303,7 +338,7 @@ func (p *parser) openElement(name string, selfClosing bool) {
 		owner = p.addElement(id, name)
 		nd = p.addNode(name, parent, int32(owner))
 	} else {
-		if !plainInline[name] && name != "html" && name != "body" {
+		if !ti.plain && name != "html" && name != "body" {
 			nd = p.addNode(name, parent, -1)
 		}
 		// The extension keeps an element without an id only for its label (a rating, an
@@ -315,36 +350,36 @@ func (p *parser) openElement(name string, selfClosing bool) {
 			}
 		}
 	}
-	if selfClosing || voidTags[name] {
+	if selfClosing || ti.void {
 		return
 	}
-	p.stack = append(p.stack, openTag{name: name, owner: owner, node: nd})
-	p.open[name]++
+	p.stack = append(p.stack, openTag{ti: ti, owner: owner, node: nd})
+	p.setOpen(ti, 1)
 	if name == "h1" && !p.headed {
 		p.capturing = true
 	}
 }
 
 // closeImplied closes what a start tag ends without an end tag of its own.
-func (p *parser) closeImplied(name string) {
-	if rule, ok := impliedEnds[name]; ok {
+func (p *parser) closeImplied(ti *tagInfo) {
+	if rule := ti.implied; rule != nil {
 		for i := len(p.stack) - 1; i >= 0 && i >= len(p.stack)-impliedScan; i-- {
-			t := p.stack[i].name
-			if contains(rule.scope, t) {
+			t := p.stack[i].ti
+			if slices.Contains(rule.scope, t.name) {
 				return
 			}
-			if contains(rule.closes, t) {
+			if slices.Contains(rule.closes, t.name) {
 				p.closeElement(t)
 				return
 			}
 		}
 		return
 	}
-	if closesP[name] && p.open["p"] > 0 {
+	if ti.closesP && p.openCount[pTag.id] > 0 {
 		for i := len(p.stack) - 1; i >= 0 && i >= len(p.stack)-impliedScan; i-- {
-			switch p.stack[i].name {
+			switch p.stack[i].ti.name {
 			case "p":
-				p.closeElement("p")
+				p.closeElement(p.stack[i].ti)
 				return
 			case "div", "li", "td", "th", "section", "article", "form", "button", "body", "table":
 				return
@@ -353,35 +388,29 @@ func (p *parser) closeImplied(name string) {
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func (p *parser) closeElement(name string) {
-	if p.open[name] == 0 {
-		if name == "br" || name == "p" {
+func (p *parser) closeElement(ti *tagInfo) {
+	if *p.openCounter(ti) == 0 {
+		if ti.name == "br" || ti.name == "p" {
 			p.boundary()
 		}
 		return
 	}
+	before := p.parentNode()
 	for len(p.stack) > 0 {
 		top := p.stack[len(p.stack)-1]
 		p.stack = p.stack[:len(p.stack)-1]
-		p.open[top.name]--
-		if top.name == "h1" && p.capturing {
+		p.setOpen(top.ti, -1)
+		if top.ti.name == "h1" && p.capturing {
 			p.capturing, p.headed = false, true
 		}
-		if top.name == name {
+		if top.ti.name == ti.name {
 			break
 		}
 	}
-	p.lastText = -1
-	if blockTags[name] {
+	if p.parentNode() != before {
+		p.lastText = -1
+	}
+	if ti.block {
 		p.boundary()
 	} else {
 		p.space()
@@ -403,9 +432,7 @@ func (p *parser) addElement(id int, tag string) int {
 		}
 		v := ""
 		if !boolAttrs[a.name] {
-			var t textAcc
-			t.add(a.value, maxAttrValue)
-			v = t.String()
+			v = collapse(a.value, maxAttrValue)
 		}
 		e.Attrs = append(e.Attrs, Attr{Name: a.name, Value: v})
 	}
@@ -413,7 +440,7 @@ func (p *parser) addElement(id int, tag string) int {
 	idx := len(p.page.elements)
 	p.page.elements = append(p.page.elements, e)
 	p.page.info = append(p.page.info, info)
-	p.accs = append(p.accs, textAcc{})
+	p.accs = append(p.accs, textAcc{b: p.buffer(accSize)})
 	if _, dup := p.page.byID[id]; !dup {
 		p.page.byID[id] = idx
 	}
@@ -440,6 +467,17 @@ func (p *parser) addNode(tag string, parent int32, elem int32) int32 {
 		return parent
 	}
 	return idx
+}
+
+// buffer returns an empty slice with room for n bytes, carved from a shared block: most
+// element texts fit, and one block costs less than an allocation per element.
+func (p *parser) buffer(n int) []byte {
+	if len(p.slab)+n > cap(p.slab) {
+		p.slab = make([]byte, 0, 64*n)
+	}
+	start := len(p.slab)
+	p.slab = p.slab[:start+n]
+	return p.slab[start : start : start+n]
 }
 
 func (p *parser) link(parent, child int32) {
@@ -500,10 +538,34 @@ func (p *parser) nodeMeta() int32 {
 	return int32(len(p.metas) - 1)
 }
 
-func cleanAttr(v string) string {
+func cleanAttr(v string) string { return collapse(v, maxAttrValue) }
+
+// collapse returns s with whitespace collapsed and invisible characters dropped, cut to
+// limit runes with "…"; s itself when it needs none of that, as most values do.
+func collapse(s string, limit int) string {
+	if len(s) <= limit && isPlain(s) {
+		return s
+	}
 	var t textAcc
-	t.add(v, maxAttrValue)
+	t.add(s, limit)
 	return t.String()
+}
+
+// isPlain reports printable ASCII with single inner spaces.
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' {
+			if i == 0 || i == len(s)-1 || s[i-1] == ' ' {
+				return false
+			}
+			continue
+		}
+		if c < 0x21 || c > 0x7E {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *parser) addText(owner int, t string, tree bool) {
@@ -516,36 +578,76 @@ func (p *parser) addTextIn(owner int, nd int32, t string, tree bool) {
 	if p.capturing {
 		p.heading.add(t, maxTitle)
 	}
-	if owner >= 0 {
-		p.accs[owner].add(t, maxElementText)
-	} else {
-		p.run, _ = appendCollapsed(p.run, t, -1, nil)
+	if !tree {
+		p.addOwned(owner, t)
+		return
 	}
-	if tree {
-		p.treeText(nd, t)
+	// The text is collapsed once, into the tree, and copied from there.
+	c, lead, trail := p.treeText(nd, t)
+	if len(c) == 0 {
+		p.addOwned(owner, t) // whitespace, which still separates words
+		return
+	}
+	if lead {
+		p.addOwned(owner, " ")
+	}
+	if owner < 0 {
+		p.run = append(p.run, c...)
+	} else if a := &p.accs[owner]; !a.cut {
+		if n := utf8.RuneCount(c); a.runes+n <= maxElementText {
+			a.b = append(a.b, c...)
+			a.runes += n
+		} else {
+			a.add(string(c), maxElementText)
+		}
+	}
+	if trail {
+		p.addOwned(owner, " ")
 	}
 }
 
-// treeText appends a text node under nd, or extends the text node just before it.
-func (p *parser) treeText(nd int32, t string) {
-	p.scratch, _ = appendCollapsed(p.scratch[:0], t, -1, nil)
-	c := bytes.TrimSpace(p.scratch)
-	if len(c) == 0 {
+// addOwned adds text to the element that owns it, or to the plain text run.
+func (p *parser) addOwned(owner int, t string) {
+	if owner >= 0 {
+		p.accs[owner].add(t, maxElementText)
 		return
 	}
-	if p.lastText >= 0 && p.nodes[p.lastText].parent == nd {
-		n := &p.nodes[p.lastText]
+	p.run, _ = appendCollapsed(p.run, t, -1, nil)
+}
+
+// treeText appends a text node under nd, or extends the text node just before it, and
+// returns the text as it collapsed and whether whitespace was cut before and after it.
+func (p *parser) treeText(nd int32, t string) (c []byte, lead, trail bool) {
+	trimmed := strings.TrimLeftFunc(t, isCollapsible)
+	lead = len(trimmed) < len(t)
+	if trimmed == "" {
+		return nil, lead, false
+	}
+	merge := p.lastText >= 0 && p.nodes[p.lastText].parent == nd
+	if merge {
 		p.tbuf = append(p.tbuf, ' ')
-		p.tbuf = append(p.tbuf, c...)
-		n.end = int32(len(p.tbuf))
-		return
 	}
-	idx := int32(len(p.nodes))
-	start := int32(len(p.tbuf))
-	p.tbuf = append(p.tbuf, c...)
-	p.nodes = append(p.nodes, node{parent: nd, first: -1, last: -1, next: -1, elem: -1, meta: -1, start: start, end: int32(len(p.tbuf))})
-	p.link(nd, idx)
-	p.lastText = idx
+	start := len(p.tbuf)
+	p.tbuf, _ = appendCollapsed(p.tbuf, trimmed, -1, nil)
+	n := len(p.tbuf)
+	p.tbuf = bytes.TrimRight(p.tbuf, " ")
+	trail = len(p.tbuf) < n
+	if len(p.tbuf) == start {
+		// Only invisible characters: nothing to keep.
+		if merge {
+			p.tbuf = p.tbuf[:start-1]
+		}
+		return nil, lead, trail
+	}
+	if merge {
+		p.nodes[p.lastText].end = int32(len(p.tbuf))
+	} else {
+		idx := int32(len(p.nodes))
+		p.nodes = append(p.nodes, node{parent: nd, first: -1, last: -1, next: -1, elem: -1, meta: -1, start: int32(start), end: int32(len(p.tbuf))})
+		p.link(nd, idx)
+		p.lastText = idx
+	}
+	return p.tbuf[start:], lead, trail
 }
 
 // boundary ends a line of text: the plain run, or a word inside an element's text.
@@ -596,6 +698,9 @@ func (p *parser) finish() {
 	if pg.title == "" {
 		pg.title = p.heading.String()
 	}
+	if len(pg.elements) == 0 {
+		pg.elements, pg.info = nil, nil
+	}
 	pg.nodes, pg.metas, pg.tbuf = p.nodes, p.metas, string(p.tbuf)
 	pg.maskSecrets()
 }
@@ -636,9 +741,25 @@ func (a *textAcc) String() string {
 // and at most limit runes counted in *runes when limit >= 0. It reports whether it had to
 // leave text out.
 func appendCollapsed(dst []byte, s string, limit int, runes *int) ([]byte, bool) {
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		} else if r > ' ' && r != 0x7F {
+			// Printable ASCII, by far the commonest case.
+			if limit >= 0 && *runes >= limit {
+				return dst, true
+			}
+			dst = append(dst, byte(r))
+			if runes != nil {
+				*runes++
+			}
+			i++
+			continue
+		}
+		i += size
 		switch {
-		case r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || unicode.IsSpace(r):
+		case isCollapsible(r):
 			if len(dst) > 0 && dst[len(dst)-1] != ' ' {
 				dst = append(dst, ' ')
 				if runes != nil {
@@ -657,6 +778,12 @@ func appendCollapsed(dst []byte, s string, limit int, runes *int) ([]byte, bool)
 		}
 	}
 	return dst, false
+}
+
+// isCollapsible reports the characters that collapse into one space: whitespace and
+// control characters.
+func isCollapsible(r rune) bool {
+	return r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || (r >= utf8.RuneSelf || r == ' ') && unicode.IsSpace(r)
 }
 
 // isInvisible reports zero-width and bidirectional formatting characters, which carry no

@@ -187,17 +187,20 @@ func newSelection(lay *layout, marks []bool) *selection {
 
 // lineText writes a line with its indentation and a "*" before each new element.
 func lineText(l line, marks []bool) string {
+	if l.indent == 0 && marks == nil {
+		return l.text
+	}
 	var b strings.Builder
 	b.Grow(int(l.indent)*2 + len(l.text) + 4)
 	for range l.indent {
 		b.WriteString("  ")
 	}
 	at := 0
-	for k, e := range l.elems {
-		if marks != nil && marks[e] {
-			b.WriteString(l.text[at:l.offs[k]])
+	for k := 0; k+1 < len(l.elems); k += 2 {
+		if e, off := l.elems[k], int(l.elems[k+1]); marks != nil && marks[e] {
+			b.WriteString(l.text[at:off])
 			b.WriteByte('*')
-			at = int(l.offs[k])
+			at = off
 		}
 	}
 	b.WriteString(l.text[at:])
@@ -265,12 +268,16 @@ func (s *selection) missing(idx []int) []int {
 	return out
 }
 
-// withHeaders returns line i and the header lines of the containers it is in.
+// withHeaders returns line i with the header lines of the containers it is in, and the
+// column names of a table it is in.
 func withHeaders(lay *layout, i int, idx []int) []int {
 	idx = append(idx, i)
 	for g := lay.lines[i].group; g >= 0; g = lay.groups[g].parent {
 		if h := lay.groups[g].header; h >= 0 && int(h) != i {
 			idx = append(idx, int(h))
+		}
+		if c := lay.groups[g].columns; c >= 0 && int(c) != i {
+			idx = append(idx, int(c))
 		}
 	}
 	return idx
@@ -411,7 +418,7 @@ func (s *selection) assemble(head []string, elements int) (text string, shown, o
 	shownChars, dropped := 0, 0
 	for i := 0; i < len(s.lines); i++ {
 		if s.keep[i] {
-			shown += len(s.lines[i].elems)
+			shown += len(s.lines[i].elems) / 2
 			shownChars += int(s.lines[i].chars)
 			body.WriteString(s.texts[i])
 			body.WriteByte('\n')
@@ -541,22 +548,43 @@ func formatElement(e Element, withText bool) string {
 		b.WriteByte(' ')
 		b.WriteString(a.Name)
 		b.WriteByte('=')
-		b.WriteString(quote(v))
+		writeQuoted(&b, v)
 	}
 	switch {
 	case e.Tag == "textarea" && text != "":
 		b.WriteString(" value=")
-		b.WriteString(quote(text))
+		writeQuoted(&b, text)
 	case withText && text != "":
 		b.WriteByte(' ')
-		b.WriteString(quote(text))
+		writeQuoted(&b, text)
 	}
 	return b.String()
 }
 
-var quoter = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+func quote(s string) string {
+	var b strings.Builder
+	writeQuoted(&b, s)
+	return b.String()
+}
 
-func quote(s string) string { return `"` + escapeRefs(quoter.Replace(s)) + `"` }
+// writeQuoted writes s in double quotes with '"' and '\' escaped by a backslash, and,
+// as in page text, "[12]" written "\[12]".
+func writeQuoted(b *strings.Builder, s string) {
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\':
+			b.WriteByte('\\')
+		case '[':
+			if isRef(s, i) {
+				b.WriteByte('\\')
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	b.WriteByte('"')
+}
 
 // shortHref drops link targets that say nothing (scripts, bare anchors) and cuts long ones.
 func shortHref(h string) string {

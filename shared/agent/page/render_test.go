@@ -252,21 +252,6 @@ func TestQueryMatch(t *testing.T) {
 	}
 }
 
-func BenchmarkParse500K(b *testing.B) {
-	dom := bigDOM(500_000)
-	b.SetBytes(int64(len(dom)))
-	for b.Loop() {
-		Parse(dom)
-	}
-}
-
-func BenchmarkRender500K(b *testing.B) {
-	p := Parse(bigDOM(500_000))
-	for b.Loop() {
-		Render(p, Options{Query: "download the invoice", Budget: DefaultBudget})
-	}
-}
-
 func BenchmarkEstimateTokens500K(b *testing.B) {
 	dom := bigDOM(500_000)
 	b.SetBytes(int64(len(dom)))

@@ -129,7 +129,13 @@ func secretValues(s string) [][2]int {
 		var typ, autocomplete string
 		value := [2]int{-1, -1}
 		var last []byte
-		name := scanTag(raw, func(key, val []byte, start, end int) {
+		sc, ti := scanTag(raw)
+		name := ti.name
+		for {
+			key, val, start, end, ok := sc.next()
+			if !ok {
+				break
+			}
 			last = val
 			switch string(key) {
 			case "type":
@@ -139,7 +145,7 @@ func secretValues(s string) [][2]int {
 			case "value":
 				value = [2]int{start, end}
 			}
-		})
+		}
 		selfClosing := tt == xhtml.SelfClosingTagToken || slashID(raw, last)
 		if isSecretField(name, unescape(typ), autocomplete) {
 			switch {
@@ -149,7 +155,7 @@ func secretValues(s string) [][2]int {
 				textarea = true
 			}
 		}
-		return rawTags[name] && selfClosing
+		return ti.raw && selfClosing
 	})
 	return out
 }

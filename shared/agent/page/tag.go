@@ -2,26 +2,39 @@ package page
 
 import "bytes"
 
-// scanTag reads a start tag as the tokenizer delimited it ("<a href=x id='3'>") the way
-// golang.org/x/net/html reads it, and returns its lower-case name. It calls attr for each
-// attribute (the first of duplicates only) with its lower-case name, its raw value and
-// the value's byte offsets in raw.
-func scanTag(raw []byte, attr func(key, val []byte, start, end int)) string {
-	n := len(raw)
+// tagScanner reads the attributes of a start tag as the tokenizer delimited it
+// ("<a href=x id='3'>") the way golang.org/x/net/html reads them: for each attribute (the
+// first of duplicates only) its lower-case name, its raw value and the value's byte
+// offsets in the tag.
+type tagScanner struct {
+	raw    []byte
+	i      int
+	seen   [32][2]int // names read so far, as offsets in raw
+	nSeen  int
+	keyBuf [64]byte
+}
+
+// scanTag starts reading raw and returns what its tag is.
+func scanTag(raw []byte) (tagScanner, *tagInfo) {
 	i := 1
-	for i < n && !isSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
+	for i < len(raw) && !isSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
 		i++
 	}
-	name := internTag(raw[1:i])
-	var seen [32][2]int // the attributes read so far, as offsets in raw
-	nSeen := 0
-	var keyBuf [64]byte
+	return tagScanner{raw: raw, i: i}, lookupTag(raw[1:i])
+}
+
+// next returns the next attribute; ok is false after the last one. key is only valid
+// until the next call.
+func (t *tagScanner) next() (key, val []byte, start, end int, ok bool) {
+	raw, n := t.raw, len(t.raw)
 	for {
+		i := t.i
 		for i < n && isSpace(raw[i]) {
 			i++
 		}
 		if i >= n || raw[i] == '>' {
-			return name
+			t.i = n
+			return nil, nil, 0, 0, false
 		}
 		ks := i
 		for i < n {
@@ -41,10 +54,10 @@ func scanTag(raw []byte, attr func(key, val []byte, start, end int)) string {
 			i++
 		}
 		if i < n {
-			switch c := raw[i]; {
-			case c == '/':
+			switch raw[i] {
+			case '/':
 				i++
-			case c == '=':
+			case '=':
 				i++
 				for i < n && isSpace(raw[i]) {
 					i++
@@ -68,65 +81,96 @@ func scanTag(raw []byte, attr func(key, val []byte, start, end int)) string {
 				}
 			}
 		}
-		if ke == ks {
+		t.i = i
+		if ke == ks || t.dup(ks, ke) {
 			continue
 		}
-		dup := false
-		for _, k := range seen[:nSeen] {
-			if bytes.EqualFold(raw[k[0]:k[1]], raw[ks:ke]) {
-				dup = true
-				break
-			}
-		}
-		if dup {
-			continue
-		}
-		if nSeen < len(seen) {
-			seen[nSeen] = [2]int{ks, ke}
-			nSeen++
-		}
-		attr(lowerInto(keyBuf[:0], raw[ks:ke]), raw[vs:ve], vs, ve)
+		return lowerASCII(t.keyBuf[:0], raw[ks:ke]), raw[vs:ve], vs, ve, true
 	}
 }
 
-// endTagName returns the lower-case name of an end tag ("</Div >").
-func endTagName(raw []byte) string {
+// dup reports whether the attribute name raw[ks:ke] was read before, and remembers it.
+func (t *tagScanner) dup(ks, ke int) bool {
+	for _, k := range t.seen[:t.nSeen] {
+		if bytes.EqualFold(t.raw[k[0]:k[1]], t.raw[ks:ke]) {
+			return true
+		}
+	}
+	if t.nSeen < len(t.seen) {
+		t.seen[t.nSeen] = [2]int{ks, ke}
+		t.nSeen++
+	}
+	return false
+}
+
+// endTag returns what the tag of an end tag ("</Div >") is.
+func endTag(raw []byte) *tagInfo {
 	i := 2
 	for i < len(raw) && !isSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
 		i++
 	}
-	return internTag(raw[min(2, i):i])
+	return lookupTag(raw[min(2, i):i])
 }
 
-// knownTags are interned so that reading a tag allocates nothing for its name.
-var knownTags = func() map[string]string {
-	m := map[string]string{}
-	for _, set := range []map[string]bool{voidTags, blockTags, cellTags, rawTags, plainInline, closesP} {
-		for t := range set {
-			m[t] = t
+// tagInfo is what the parser knows of a tag name, looked up once per tag.
+type tagInfo struct {
+	name     string
+	id       int // its slot in parser.openCount; 0 for names outside the table
+	block    bool
+	cell     bool
+	void     bool
+	raw      bool // the tokenizer reads its content as text
+	skipText bool // and that text is not page text
+	plain    bool // no node of its own without an id
+	closesP  bool
+	implied  *impliedEnd
+}
+
+// tagTable holds the tags the parser treats specially, and the commonest others.
+var tagTable = func() map[string]*tagInfo {
+	m := map[string]*tagInfo{}
+	add := func(names map[string]bool, set func(*tagInfo)) {
+		for n := range names {
+			ti, ok := m[n]
+			if !ok {
+				ti = &tagInfo{name: n, id: len(m) + 1}
+				m[n] = ti
+			}
+			set(ti)
 		}
 	}
-	for _, t := range []string{"a", "button", "input", "select", "option", "optgroup", "textarea", "label", "span",
-		"img", "svg", "path", "form", "table", "tr", "td", "th", "ul", "ol", "li", "dialog", "nav", "main", "body",
-		"html", "head", "summary", "details", "legend", "fieldset", "caption", "datalist", "output", "meter", "progress"} {
-		m[t] = t
+	add(blockTags, func(t *tagInfo) { t.block = true })
+	add(cellTags, func(t *tagInfo) { t.cell = true })
+	add(voidTags, func(t *tagInfo) { t.void = true })
+	add(rawTags, func(t *tagInfo) { t.raw = true })
+	add(skippedText, func(t *tagInfo) { t.skipText = true })
+	add(plainInline, func(t *tagInfo) { t.plain = true })
+	add(closesP, func(t *tagInfo) { t.closesP = true })
+	add(set("a", "button", "input", "select", "option", "optgroup", "textarea", "label", "span", "img", "svg",
+		"path", "tr", "td", "th", "datalist", "output", "meter", "progress"), func(*tagInfo) {})
+	for n, rule := range impliedEnds {
+		add(set(n), func(t *tagInfo) { t.implied = rule })
 	}
 	return m
 }()
 
-func internTag(b []byte) string {
+// lookupTag returns the tagInfo of a tag name, lower-casing it; names outside the table
+// get one of their own.
+func lookupTag(b []byte) *tagInfo {
 	if len(b) > maxTagName {
 		b = b[:maxTagName]
 	}
 	var buf [maxTagName]byte
-	l := lowerInto(buf[:0], b)
-	if t, ok := knownTags[string(l)]; ok {
+	l := lowerASCII(buf[:0], b)
+	if t, ok := tagTable[string(l)]; ok {
 		return t
 	}
-	return string(l)
+	return &tagInfo{name: string(l)}
 }
 
-func lowerInto(dst, b []byte) []byte {
+// lowerASCII appends b with ASCII letters in lower case: tag and attribute names, which
+// HTML compares that way.
+func lowerASCII(dst, b []byte) []byte {
 	for _, c := range b {
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
@@ -137,3 +181,5 @@ func lowerInto(dst, b []byte) []byte {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
+
+var pTag = tagTable["p"]
