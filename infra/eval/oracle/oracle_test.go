@@ -16,7 +16,7 @@ import (
 
 // interactPrompt renders a dom and a history the way today's interact engine does.
 func interactPrompt(task, dom string, history ...tasks.Step) *Prompt {
-	rendered := page.Render(page.Parse(dom), task, 0)
+	rendered := page.Render(page.Parse(dom), page.Options{Query: task})
 	system, user := agent.BuildPrompt(agent.PromptInput{
 		Task: task, URL: "http://shop.test:8080/teapots", Now: time.Unix(0, 0), History: history,
 		Grammar: actions.PromptText(), Page: rendered.Text,
