@@ -69,6 +69,9 @@ func (e *Emulator) Build(ctx context.Context, progress func(Built), functions ..
 			mu.Lock()
 			defer mu.Unlock()
 			done++
+			if progress == nil {
+				return
+			}
 			progress(Built{Function: f.id, Done: done, Total: len(fns), Duration: e.builder.duration(f), Err: errs[i]})
 		})
 	}

@@ -17,8 +17,16 @@ import (
 // interactPrompt renders a dom and a history the way today's interact engine does.
 func interactPrompt(task, dom string, history ...tasks.Step) *Prompt {
 	rendered := page.Render(page.Parse(dom), page.Options{Query: task})
+	mem := &tasks.Memory{}
+	for i, s := range history {
+		b := tasks.Brief{Index: s.Index, Thought: s.Thought, Action: s.Action, Reported: true}
+		if i+1 < len(history) {
+			b.Result = history[i+1].PreviousReport
+		}
+		mem.Remember(b)
+	}
 	system, user := agent.BuildPrompt(agent.PromptInput{
-		Task: task, URL: "http://shop.test:8080/teapots", Now: time.Unix(0, 0), History: history,
+		Task: task, URL: "http://shop.test:8080/teapots", Now: time.Unix(0, 0), Memory: mem,
 		Grammar: actions.PromptText(), Page: rendered.Text,
 	})
 	return Read(system, user)
