@@ -9,6 +9,7 @@
 package oracle
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 )
@@ -108,7 +109,13 @@ func Read(system, user string) *Prompt {
 func field(s, prefix string) string {
 	for _, line := range strings.Split(s, "\n") {
 		if v, ok := strings.CutPrefix(line, prefix); ok {
-			return strings.TrimSpace(v)
+			v = strings.TrimSpace(v)
+			// The engine quotes values that come from the client as JSON strings.
+			var q string
+			if strings.HasPrefix(v, `"`) && json.Unmarshal([]byte(v), &q) == nil {
+				return q
+			}
+			return v
 		}
 	}
 	return ""
