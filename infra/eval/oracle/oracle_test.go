@@ -61,8 +61,8 @@ func TestReadInteractPromptOfTodaysEngine(t *testing.T) {
 	if len(p.Page.Elements) != 2 || p.Page.Elements[0].ID != "1" || p.Page.Elements[0].Label() != "Add to cart" {
 		t.Errorf("got elements %+v, want the two buttons", p.Page.Elements)
 	}
-	if p.FinishTakesAnswer {
-		t.Error("got finish taking an answer, want today's finish()")
+	if !p.FinishTakesAnswer {
+		t.Error(`got finish without an answer, want the engine's finish("result")`)
 	}
 }
 
@@ -73,7 +73,8 @@ func TestFactNearNeedsTheSameLineOrBlock(t *testing.T) {
 		want  string
 		found bool
 	}{
-		{"flat view: price on its own line", interactPrompt("price", teapotsDOM), "", false},
+		{"flat view: price on its own line", outlinePrompt("price", "Elements:\n[1] button \"Add to cart\"\nText:\nBlue teapot\nRed teapot\n$24.50\n$19.00", ""), "", false},
+		{"the engine's view keeps the card together", interactPrompt("price", teapotsDOM), "$24.50", true},
 		{"outline: card on one line", outlinePrompt("price", `h1 Teapots
   Blue teapot $24.50 [1] button "Add to cart"
   Red teapot $19.00 [2] button "Add to cart"`, ""), "$24.50", true},
@@ -99,7 +100,8 @@ Red teapot $19.00`, ""), "", false},
 }
 
 func TestDecideRefusesAPriceNotNearItsProduct(t *testing.T) {
-	p := interactPrompt(`What is the price of the "Blue teapot"?`, teapotsDOM)
+	// A page view that lists elements, then text apart from them (the engine's old format).
+	p := outlinePrompt(`What is the price of the "Blue teapot"?`, "Elements:\n[1] button \"Add to cart\"\n[2] button \"Add to cart\"\nText:\nBlue teapot\nGreen teapot\n$24.50\n$19.00", "")
 	m := Decide(p)
 	if m.Kind != Fail || !strings.Contains(m.Text, "no price on the same line") {
 		t.Fatalf("got %+v, want a refusal naming the missing price", m)
@@ -116,9 +118,10 @@ func TestDecideRefusesAPriceNotNearItsProduct(t *testing.T) {
 }
 
 func TestCellReadsTableRows(t *testing.T) {
+	// The engine's page view keeps a table row on one line, so the title is read off the row.
 	today := interactPrompt("x", `<body><table><tr><th>Name</th><th>Title</th></tr><tr><td><a id="1" href="/p/g">Grace Hopper</a></td><td>Rear Admiral</td></tr></table></body>`)
-	if v, ok := today.Page.Cell("Grace Hopper", "Title"); ok {
-		t.Errorf("today's view: got %q, want no title (the name is not on the row's line)", v)
+	if v, ok := today.Page.Cell("Grace Hopper", "Title"); !ok || v != "Rear Admiral" {
+		t.Errorf("engine's view: got %q (%v), want the title from the row's line", v, ok)
 	}
 	outline := outlinePrompt("x", `table:
   Name | Title | Department

@@ -52,7 +52,7 @@ type Past struct {
 var (
 	pageBlock = regexp.MustCompile(`(?s)<page_content>\n?(.*?)\n?</page_content>`)
 	// interact: "Step 3:\n  Thought: …\n  Action: …\n  Result: …"
-	interactStep = regexp.MustCompile(`(?m)^Step \d+:\n\s+Thought: (.*)\n\s+Action: (.*)\n\s+Result: (.*)$`)
+	interactStep = regexp.MustCompile(`(?m)^Step \d+:\n\s+Thought: (.*)\n\s+Action: (.*)\n(?:\s+Server: .*\n)?\s+Result: (.*)$`)
 	// run: "Step 3: click {"id":"agent-3"} → Clicked element agent-3"
 	runStep = regexp.MustCompile(`(?m)^Step \d+: (.*?) → (.*)$`)
 	// The user's replies: interact's conversation section, the run API's answer line.
@@ -91,7 +91,7 @@ func Read(system, user string) *Prompt {
 		p.Task = field(p.Outside, "Task: ")
 		p.URL = field(p.Outside, "Current URL: ")
 		for _, m := range interactStep.FindAllStringSubmatch(p.Outside, -1) {
-			p.History = append(p.History, Past{Thought: m[1], Action: m[2], Result: m[3], Failed: strings.HasPrefix(m[3], "FAILED")})
+			p.History = append(p.History, Past{Thought: jsonText(m[1]), Action: m[2], Result: m[3], Failed: strings.HasPrefix(m[3], "FAILED")})
 		}
 		for _, line := range strings.Split(p.Outside, "\n") {
 			if m := userAnswered.FindStringSubmatch(line); m != nil {
@@ -171,4 +171,13 @@ func (p *Prompt) Recall(re *regexp.Regexp) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// jsonText is s unquoted when the engine wrote it as a JSON string, else s.
+func jsonText(s string) string {
+	var q string
+	if strings.HasPrefix(s, `"`) && json.Unmarshal([]byte(s), &q) == nil {
+		return q
+	}
+	return s
 }
