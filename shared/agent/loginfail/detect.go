@@ -172,7 +172,9 @@ func newFieldMatch(prev, cur Page) match {
 		switch {
 		case isCaptcha(f) && best.better(KindCaptcha):
 			best = match{found: true, kind: KindCaptcha, evidence: label}
-		case isOneTimeCode(f) && best.better(KindMFARequired):
+		// Some identity providers name the password field of their second screen
+		// "passcode": a password field is no second factor.
+		case isOneTimeCode(f) && !strings.EqualFold(strings.TrimSpace(f.Type), "password") && best.better(KindMFARequired):
 			best = match{found: true, kind: KindMFARequired, evidence: label}
 		}
 	}
