@@ -24,6 +24,7 @@ const (
 
 // Request is one search the engine asks for.
 type Request struct {
+	// TenantID scopes the cache; TaskID names the task in log lines.
 	TenantID string
 	TaskID   string
 	Query    string
