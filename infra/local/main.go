@@ -204,6 +204,10 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 	progress := newBuildReporter(os.Stderr, g, len(p.tmpl.Functions()))
 	err = emu.Build(ctx, progress.built)
 	progress.finish()
+	if ctx.Err() != nil {
+		logger.Info("stopping")
+		return nil
+	}
 	if err != nil {
 		return err
 	}
