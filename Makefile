@@ -56,6 +56,7 @@ chromium:
 	@bash infra/eval/install-chromium.sh
 
 ## unit: every Go test, unit and integration, against one DynamoDB Local started for the run.
+## The functions package runs ~20 stacks: on a busy 2-core machine it outlasts go test's 10-minute default.
 unit: local-bin chromium
 	$(LOCAL_BIN) with-dynamodb -- $(GO) test -count=1 -p 2 -timeout 30m ./...
 

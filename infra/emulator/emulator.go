@@ -38,6 +38,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Output receives the functions' stdout and stderr, whole lines at a time; nil means os.Stderr.
 	Output io.Writer
+	// BuildProgress, when set, hears of each function as its build by Build ends, one call at a time.
+	BuildProgress func(Built)
 }
 
 // Emulator runs the template's functions and serves its HTTP API routes.
@@ -55,6 +57,8 @@ type Emulator struct {
 	closeErr  error
 	removeDir string
 	output    io.Writer
+	// buildProgress is Config.BuildProgress.
+	buildProgress func(Built)
 }
 
 // New prepares an emulator; nothing is built or started until first use or Build.
@@ -121,6 +125,8 @@ func New(cfg Config) (_ *Emulator, err error) {
 		done:      make(chan struct{}),
 		removeDir: removeDir,
 		output:    cfg.Output,
+
+		buildProgress: cfg.BuildProgress,
 	}
 	if e.output == nil {
 		e.output = os.Stderr

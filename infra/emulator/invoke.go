@@ -38,9 +38,9 @@ type Built struct {
 }
 
 // Build builds the given functions (logical IDs or CodeUri folder names), or all of them, so
-// that first requests don't wait for the compiler. progress, when not nil, hears of each
-// function as its build ends, one call at a time.
-func (e *Emulator) Build(ctx context.Context, progress func(Built), functions ...string) error {
+// that first requests don't wait for the compiler. Config.BuildProgress hears of each function
+// as its build ends.
+func (e *Emulator) Build(ctx context.Context, functions ...string) error {
 	var fns []*function
 	if len(functions) == 0 {
 		for _, id := range slices.Sorted(maps.Keys(e.functions)) {
@@ -63,16 +63,13 @@ func (e *Emulator) Build(ctx context.Context, progress func(Built), functions ..
 	for i, f := range fns {
 		wg.Go(func() {
 			errs[i] = e.builder.build(ctx, f)
-			if progress == nil {
+			if e.buildProgress == nil {
 				return
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			done++
-			if progress == nil {
-				return
-			}
-			progress(Built{Function: f.id, Done: done, Total: len(fns), Duration: e.builder.duration(f), Err: errs[i]})
+			e.buildProgress(Built{Function: f.id, Done: done, Total: len(fns), Duration: e.builder.duration(f), Err: errs[i]})
 		})
 	}
 	wg.Wait()

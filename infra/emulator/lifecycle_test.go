@@ -168,7 +168,9 @@ func TestBuildFailure(t *testing.T) {
 	}
 	logs := &logBuffer{}
 	// No BuildDir: the emulator makes a temporary one and removes it on Close.
-	e, err := New(Config{Template: tmpl, Root: "testdata/broken", Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	var reports []Built
+	e, err := New(Config{Template: tmpl, Root: "testdata/broken", Logger: slog.New(slog.NewJSONHandler(logs, nil)),
+		BuildProgress: func(b Built) { reports = append(reports, b) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,8 +183,7 @@ func TestBuildFailure(t *testing.T) {
 		t.Errorf("got build failure logs %v, want one with the compiler's output", lines)
 	}
 	// A failed build is tried again, and reported.
-	var reports []Built
-	if err := e.Build(context.Background(), func(b Built) { reports = append(reports, b) }, "broken"); err == nil || !strings.Contains(err.Error(), "build BrokenFunction") {
+	if err := e.Build(context.Background(), "broken"); err == nil || !strings.Contains(err.Error(), "build BrokenFunction") {
 		t.Errorf("got Build error %v, want build BrokenFunction: ...", err)
 	}
 	if len(reports) != 1 || reports[0].Function != "BrokenFunction" || reports[0].Err == nil || reports[0].Done != 1 || reports[0].Total != 1 {
@@ -213,9 +214,9 @@ func pidOf(t *testing.T, r response) int {
 
 // Build reports every function once, counting up to the total.
 func TestBuildProgress(t *testing.T) {
-	e, _, _ := startEmulator(t, Config{})
 	var reports []Built
-	if err := e.Build(context.Background(), func(b Built) { reports = append(reports, b) }); err != nil {
+	e, _, _ := startEmulator(t, Config{BuildProgress: func(b Built) { reports = append(reports, b) }})
+	if err := e.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}

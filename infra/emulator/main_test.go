@@ -44,7 +44,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	err = e.Build(context.Background(), nil)
+	err = e.Build(context.Background())
 	e.Close()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "build test functions:", err)

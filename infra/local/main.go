@@ -104,6 +104,8 @@ type emulatorOptions struct {
 	parameters map[string]string
 	// output receives the functions' output; nil means os.Stderr.
 	output io.Writer
+	// progress hears of each built function.
+	progress func(emulator.Built)
 }
 
 func (p project) emulator(logger *slog.Logger, o emulatorOptions) (*emulator.Emulator, error) {
@@ -127,6 +129,8 @@ func (p project) emulator(logger *slog.Logger, o emulatorOptions) (*emulator.Emu
 		BuildDir:  filepath.Join(p.root, ".local", "build"),
 		Logger:    logger,
 		Output:    o.output,
+
+		BuildProgress: o.progress,
 	})
 }
 
@@ -217,14 +221,20 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 	if origins := os.Getenv(EnvAllowedOrigins); origins != "" {
 		opts.parameters = map[string]string{"AllowedOrigins": origins}
 	}
+	progress := newBuildReporter(os.Stderr, g, len(p.tmpl.Functions()))
+	opts.progress = progress.built
 	emu, err := p.emulator(logger, opts)
 	if err != nil {
+		progress.finish()
 		return err
 	}
 	defer emu.Close()
-	progress := newBuildReporter(os.Stderr, g, len(p.tmpl.Functions()))
-	err = emu.Build(ctx, progress.built)
+	err = emu.Build(ctx)
 	progress.finish()
+	if ctx.Err() != nil {
+		logger.Info("stopping")
+		return nil
+	}
 	if err != nil {
 		return err
 	}

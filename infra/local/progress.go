@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -41,7 +43,10 @@ func (r *buildReporter) built(b emulator.Built) {
 	defer r.mu.Unlock()
 	r.last, r.done = time.Now(), b.Done
 	status := "built "
-	if b.Err != nil {
+	switch {
+	case errors.Is(b.Err, context.Canceled):
+		status = "stopped"
+	case b.Err != nil:
 		status = "FAILED"
 	}
 	fmt.Fprintf(r.out, "  %s %2d/%d  %-28s %6.1fs\n", status, b.Done, b.Total, b.Function, b.Duration.Seconds())

@@ -118,7 +118,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	}
 	s.closers = append(s.closers, func() { _ = emu.Close() })
 	if len(o.Functions) > 0 {
-		if err := emu.Build(ctx, nil, o.Functions...); err != nil {
+		if err := emu.Build(ctx, o.Functions...); err != nil {
 			return nil, fmt.Errorf("build functions: %w", err)
 		}
 	}
