@@ -20,7 +20,8 @@ const (
 )
 
 // LogTypePattern is what a logType parameter may be. Log types are free-form (the interact engine
-// writes "step" and "llm_error"; other writers add their own), so only their shape is checked.
+// writes "step", "llm_error" and "plan", one for each change of a task's plan; other writers add
+// their own), so only their shape is checked.
 var LogTypePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
 
 // LogTypeReason explains LogTypePattern in a 400.
