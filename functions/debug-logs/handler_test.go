@@ -98,6 +98,8 @@ func TestFilterAndPage(t *testing.T) {
 		{"", 3, tasksdb.DebugFilter{Limit: 51}, 3, false},
 		{"limit=2", 3, tasksdb.DebugFilter{Limit: 3}, 2, true},
 		{"limit=3", 3, tasksdb.DebugFilter{Limit: 4}, 3, false},
+		// The engine's plan changes.
+		{"logType=plan", 1, tasksdb.DebugFilter{LogType: "plan", Limit: 51}, 1, false},
 		{"taskId=" + strings.ToUpper(taskID) + "&logType=llm_error&since=2026-01-27T00:00:00.000Z&limit=200", 0,
 			tasksdb.DebugFilter{TaskID: taskID, LogType: "llm_error", Since: since, Limit: 201}, 0, false},
 	}

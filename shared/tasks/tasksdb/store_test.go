@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -310,5 +311,34 @@ func TestAlignStepsToTheEndedTask(t *testing.T) {
 	}
 	if err := f.store.AlignSteps(ctx, "ten-a", "gone"); err != nil {
 		t.Errorf("AlignSteps of a missing task: %v, want nil", err)
+	}
+}
+
+// The engine logs each plan change as a "plan" entry whose data holds the plan: nested lists and
+// maps come back as written, and the log type filters them.
+func TestPlanDebugEntries(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	plan := map[string]any{
+		"revision": 2.0, "reason": "verification failed",
+		"plan": map[string]any{"currentStepIndex": 1.0, "steps": []any{
+			map[string]any{"description": "Open the cart", "status": "done"},
+			map[string]any{"description": "Check out", "status": "in_progress", "condition": "the cart is not empty", "onFalse": "stop"},
+		}},
+	}
+	for _, e := range []tasks.DebugEntry{
+		{ID: "d1", TaskID: "t1", LogType: "step", CreatedAt: f.now},
+		{ID: "d2", TaskID: "t1", LogType: "plan", Data: plan, CreatedAt: f.now.Add(time.Second)},
+	} {
+		if err := f.store.PutDebug(ctx, "ten-a", e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := f.store.ListDebug(ctx, "ten-a", DebugFilter{TaskID: "t1", LogType: "plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID != "d2" || !reflect.DeepEqual(got[0].Data, plan) {
+		t.Errorf("plan entries: got %+v, want d2 with %v", got, plan)
 	}
 }
