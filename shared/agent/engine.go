@@ -425,7 +425,7 @@ func (e *Engine) store(ctx context.Context, req Request, st state, prevAction st
 		items = append(items, it)
 	}
 	if change, _ := debug["planChange"].(string); change != "" {
-		it, err := e.Tasks.DebugItem(tenant, tasks.DebugEntry{ID: uuid.NewString(), TaskID: st.task.ID, LogType: "plan", CreatedAt: now,
+		it, err := e.Tasks.DebugItem(tenant, tasks.DebugEntry{ID: uuid.NewString(), TaskID: st.task.ID, LogType: tasks.LogPlan, CreatedAt: now,
 			Data: map[string]any{"step": step.Index, "change": change, "plan": resp.Plan}})
 		if err != nil {
 			return err

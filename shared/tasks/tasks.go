@@ -104,14 +104,16 @@ type IdempotencyRecord struct {
 	CreatedAt   time.Time
 }
 
-// Log types of debug entries: the engine's record of a stored step, and of a failed LLM call.
+// Log types of debug entries: the engine's record of a stored step, of a failed LLM call, and of a plan change.
 const (
 	LogStep     = "step"
 	LogLLMError = "llm_error"
+	// LogPlan is written for each change of a task's plan, with the plan.
+	LogPlan = "plan"
 )
 
 // LogTypes are every log type a debug entry is written with, the values a logType filter may take.
-var LogTypes = []string{LogStep, LogLLMError}
+var LogTypes = []string{LogStep, LogLLMError, LogPlan}
 
 // DebugEntry is a diagnostic record of a step for the debug endpoints.
 type DebugEntry struct {
