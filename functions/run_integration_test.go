@@ -1,6 +1,7 @@
 package functions_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/stacktest"
 )
@@ -330,7 +333,7 @@ func manyElements(n int) []map[string]any {
 func TestRunSecurityGateOverHTTP(t *testing.T) {
 	fake := llmtest.New(t)
 	stack := stacktest.New(t, stacktest.Options{Env: llmEnv(fake, nil)})
-	createUser(t, stack, "ada@example.com", "a long enough passphrase")
+	adaUser := createUser(t, stack, "ada@example.com", "a long enough passphrase")
 	ada := runClient{t, stack.URL, login(t, stack.URL, "ada@example.com", "a long enough passphrase")}
 
 	triggers := []struct {
@@ -375,6 +378,53 @@ func TestRunSecurityGateOverHTTP(t *testing.T) {
 					t.Errorf("history = %+v, want the question with the gate's reason, then the approved %s", got, tr.heldTool)
 				}
 			})
+		}
+	}
+
+	// What got past the gate before (issue 16): disguised labels, other words and languages, a link
+	// to checkout, Enter on a cart page; and the tenant's own words, read from its settings.
+	if err := accountsdb.New(stack.DB.Client, stack.DB.Tables["AccountsTable"]).SetGateSettings(context.Background(), adaUser.ID,
+		accounts.GateSettings{Words: []string{"Approve invoice"}}); err != nil {
+		t.Fatal(err)
+	}
+	button := func(text string) map[string]any {
+		return map[string]any{"id": "agent-9", "tag": "button", "text": text}
+	}
+	for _, c := range []struct {
+		name, page, reply string
+		element           map[string]any
+	}{
+		{"spaced letters", "https://shop.example/", toolReply("click", `{"id":"agent-9"}`), button("P a y  n o w")},
+		{"zero-width space", "https://shop.example/", toolReply("click", `{"id":"agent-9"}`), button("Pay\u200bnow")},
+		{"Cyrillic look-alikes", "https://shop.example/", toolReply("click", `{"id":"agent-9"}`), button("\u0420\u0430\u0443")},
+		{"fullwidth letters", "https://shop.example/", toolReply("click", `{"id":"agent-9"}`), button("Ｐａｙ")},
+		{"Donate", "https://shop.example/", toolReply("click", `{"id":"agent-9"}`), button("Donate $50")},
+		{"German", "https://shop.example/", toolReply("click", `{"id":"agent-9"}`), button("Jetzt bezahlen")},
+		{"a link to checkout", "https://shop.example/", toolReply("click", `{"id":"agent-9"}`),
+			map[string]any{"id": "agent-9", "tag": "a", "text": "Next", "href": "https://shop.example/checkout"}},
+		{"navigate to a pay host", "https://shop.example/", toolReply("navigate", `{"url":"https://pay.example.com/s/1"}`), nil},
+		{"Enter on a cart page", "https://shop.example/cart", toolReply("press", `{"key":"Enter"}`), nil},
+		{"the tenant's own words", "https://shop.example/", toolReply("click", `{"id":"agent-9"}`), button("Approve invoice")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			page := snapshot(c.page)
+			if c.element != nil {
+				page["elements"] = append(page["elements"].([]map[string]any), c.element)
+			}
+			runID := ada.start("careful")
+			fake.Reply(c.reply)
+			if status, step := ada.step(runID, page, nil); status != 200 || step.Action != "ask_user" || step.State.Status != "waiting_user" {
+				t.Errorf("step = %d %+v, want the action held for the user", status, step)
+			}
+		})
+	}
+	for _, label := range []string{"Order history", "Payroll"} {
+		runID := ada.start("careful")
+		page := snapshot("https://shop.example/")
+		page["elements"] = append(page["elements"].([]map[string]any), map[string]any{"id": "agent-9", "tag": "a", "text": label})
+		fake.Reply(toolReply("click", `{"id":"agent-9"}`))
+		if status, step := ada.step(runID, page, nil); status != 200 || step.Action != "execute_tool" {
+			t.Errorf("click on %q = %d %+v, want it executed without asking", label, status, step)
 		}
 	}
 

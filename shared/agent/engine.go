@@ -48,6 +48,7 @@ type TaskStore interface {
 	VerificationItem(tenantID string, v tasks.Verification) (dynamo.Item, error)
 	CorrectionItem(tenantID string, c tasks.Correction) (dynamo.Item, error)
 	PutDebug(ctx context.Context, tenantID string, e tasks.DebugEntry) error
+	TaskLeases
 }
 
 // ChatStore is what the engine needs of the chat store.
@@ -125,19 +126,23 @@ func (e *Engine) logger() *slog.Logger {
 // Interact runs one step: it loads the task (whose item holds what the prompt needs of its past),
 // takes in the client's report and the user's message, asks the LLM for the next action and
 // stores the step, its chat messages, a debug entry and the idempotency record in one
-// transaction. Any error leaves the task exactly as it was.
-func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
+// transaction. Any error leaves the task exactly as it was. The task and the Idempotency-Key are
+// held while the LLM decides (lease.go).
+func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err error) {
 	start := e.now()
 	tenant := req.Identity.TenantID
-	if req.IdempotencyKey != "" {
-		resp, found, err := e.replay(ctx, tenant, req)
-		if found || err != nil {
-			return resp, err
-		}
+	req.IdempotencyKey = ownKey(req)
+	h, replayed, found, err := e.claim(ctx, req)
+	if found || err != nil {
+		return replayed, err
 	}
+	defer func() { h.release(ctx, err) }()
 
 	st, err := e.load(ctx, req)
 	if err != nil {
+		return Response{}, err
+	}
+	if err := h.leaseTask(ctx, st); err != nil {
 		return Response{}, err
 	}
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -185,53 +184,6 @@ func TestMaxSteps(t *testing.T) {
 	}
 	if calls := f.llm.Calls(); calls != 2 {
 		t.Errorf("LLM calls = %d, want 2 (the refused step asks nothing)", calls)
-	}
-}
-
-// barrierLLM holds every call until n have arrived, so that concurrent steps have all read the
-// task before any of them stores its step: a real race, not a sequence.
-type barrierLLM struct {
-	llm.Client
-	arrived *sync.WaitGroup
-}
-
-func (b barrierLLM) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
-	b.arrived.Done()
-	b.arrived.Wait()
-	return b.Client.Complete(ctx, req)
-}
-
-func TestConcurrentStepsOnOneTask(t *testing.T) {
-	f := newFixture(t)
-	f.llm.SetDefault(reply("Clicking.", "click(2)"))
-	r := f.step(t, Request{})
-	var arrived sync.WaitGroup
-	arrived.Add(4)
-	f.engine.LLM = barrierLLM{Client: f.engine.LLM, arrived: &arrived}
-	var wg sync.WaitGroup
-	errs := make([]error, 4)
-	for i := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, errs[i] = f.engine.Interact(context.Background(), Request{Identity: alice, TaskID: r.TaskID, URL: "https://shop.example/", Query: "find wool socks", DOM: shopDOM})
-		}()
-	}
-	wg.Wait()
-	ok := 0
-	for _, err := range errs {
-		switch {
-		case err == nil:
-			ok++
-		case !errors.Is(err, ErrConflict):
-			t.Errorf("concurrent step error = %v, want ErrConflict", err)
-		}
-	}
-	task, _ := f.tasks.GetTask(context.Background(), alice.TenantID, r.TaskID)
-	steps, _ := f.tasks.Steps(context.Background(), alice.TenantID, r.TaskID)
-	sess, _ := f.chat.GetSession(context.Background(), alice.TenantID, r.SessionID)
-	if ok != 1 || task.StepCount != 2 || len(steps) != 2 || sess.MessageCount != 3 {
-		t.Errorf("%d won; task has %d steps (%d stored), session %d messages; want 1 winner, 2 steps, 3 messages", ok, task.StepCount, len(steps), sess.MessageCount)
 	}
 }
 

@@ -41,7 +41,7 @@ const (
 	ModeCareful Mode = "careful"
 )
 
-// Tool names the client executes, and the two the server handles itself.
+// Tool names the client executes, and the two the server handles itself (tools.go has the table).
 const (
 	ToolObserve  = "observe"
 	ToolNavigate = "navigate"
@@ -100,65 +100,6 @@ type Tool struct {
 	Submit bool    `dynamodbav:"submit,omitempty"`
 	DeltaY float64 `dynamodbav:"deltaY,omitempty"`
 	Key    string  `dynamodbav:"key,omitempty"`
-}
-
-// Parameters are the tool's arguments as the client receives them ({} for observe).
-func (t Tool) Parameters() map[string]any {
-	p := map[string]any{}
-	switch t.Name {
-	case ToolNavigate:
-		p["url"] = t.URL
-	case ToolClick:
-		p["id"] = t.ID
-	case ToolType:
-		p["id"], p["text"] = t.ID, t.Text
-		if t.Submit {
-			p["submit"] = true
-		}
-	case ToolScroll:
-		p["deltaY"] = t.DeltaY
-	case ToolPress:
-		p["key"] = t.Key
-	}
-	return p
-}
-
-// String renders the call for prompts and messages, e.g. click {"id":"agent-1"}.
-func (t Tool) String() string {
-	var args []string
-	switch t.Name {
-	case ToolNavigate:
-		args = append(args, `"url":`+strconv.Quote(t.URL))
-	case ToolClick:
-		args = append(args, `"id":`+strconv.Quote(t.ID))
-	case ToolType:
-		args = append(args, `"id":`+strconv.Quote(t.ID), `"text":`+strconv.Quote(t.Text))
-		if t.Submit {
-			args = append(args, `"submit":true`)
-		}
-	case ToolScroll:
-		args = append(args, `"deltaY":`+strconv.FormatFloat(t.DeltaY, 'f', -1, 64))
-	case ToolPress:
-		args = append(args, `"key":`+strconv.Quote(t.Key))
-	}
-	if len(args) == 0 {
-		return t.Name
-	}
-	return t.Name + " {" + strings.Join(args, ",") + "}"
-}
-
-// target is what the call acts on (an element, a URL, a key), for loop detection: typing
-// different texts into one field is still the same action.
-func (t Tool) target() string {
-	switch t.Name {
-	case ToolClick, ToolType:
-		return t.ID
-	case ToolNavigate:
-		return t.URL
-	case ToolPress:
-		return t.Key
-	}
-	return ""
 }
 
 // Result is the client's report on the last tool it executed (ToolResult; data is not kept:

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/screenagent/backend/shared/llm"
+	"github.com/screenagent/backend/shared/runs/gate"
 )
 
 // Store keeps runs: a header per run and its history entries.
@@ -46,10 +47,18 @@ const (
 	ScopeAnswer = "answer"
 )
 
+// GateSettings reads a tenant's additions to the security gate: its own risky words and URL
+// patterns (stored with the tenant's settings).
+type GateSettings interface {
+	GateCustom(ctx context.Context, tenantID string) (gate.Custom, error)
+}
+
 // Service runs the run API.
 type Service struct {
 	Store Store
 	LLM   llm.Client
+	// Gate gives the tenants' additions to the security gate; nil means the built-in rules only.
+	Gate GateSettings
 	// Model names the configured model for records (the reply's own model wins when given).
 	Model string
 	// MaxSteps bounds new runs (DefaultMaxSteps when 0).
@@ -180,6 +189,12 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (StepResponse, erro
 	if err != nil {
 		return StepResponse{}, err
 	}
+	// Read before the LLM call, so that failing to read them costs no call; without them the gate
+	// would let through what the tenant asked to hold, so a failure fails the step.
+	rules, err := s.gateRules(ctx, req.TenantID)
+	if err != nil {
+		return StepResponse{}, err
+	}
 	results := resultsOf(history, result)
 	page := next.CurrentSnapshot
 	// Without a page there is nothing to decide on: the first move is to look (no LLM call).
@@ -226,7 +241,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (StepResponse, erro
 		}
 	}
 	if d.reply.Type == ReplyToolCall {
-		if f, risky := checkGate(*entry.Tool, page); risky {
+		if f, risky := checkGate(*entry.Tool, page, rules); risky {
 			if run.Mode == ModeCareful {
 				entry.Action, entry.Question, entry.Warning = ToolAskUser, f.Question, f.Reason
 				next.Status, next.PendingQuestion, next.PendingTool = StatusWaitingUser, f.Question, entry.Tool
@@ -362,6 +377,18 @@ func (s *Service) Get(ctx context.Context, tenantID, userID, runID string) (GetR
 		return GetResponse{}, err
 	}
 	return GetResponse{Success: true, State: runView(run, entries)}, nil
+}
+
+// gateRules are the security gate's rules for the tenant.
+func (s *Service) gateRules(ctx context.Context, tenantID string) (*gate.Rules, error) {
+	if s.Gate == nil {
+		return gate.Default(), nil
+	}
+	c, err := s.Gate.GateCustom(ctx, tenantID)
+	if err != nil {
+		return nil, fmt.Errorf("gate settings of tenant %s: %w", tenantID, err)
+	}
+	return gate.New(c), nil
 }
 
 // load returns the user's run. Another user's run in the same tenant is ErrNotFound, exactly like

@@ -13,6 +13,7 @@ import (
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/runs"
+	"github.com/screenagent/backend/shared/runs/gate"
 	"github.com/screenagent/backend/shared/runs/runsdb"
 )
 
@@ -393,5 +394,41 @@ func TestIdleRunExpires(t *testing.T) {
 		if err := call(); !errors.Is(err, runs.ErrNotFound) {
 			t.Errorf("%s() an hour idle error = %v, want ErrNotFound", name, err)
 		}
+	}
+}
+
+// tenantGate is a tenant's gate settings, or a failure to read them.
+type tenantGate struct {
+	custom gate.Custom
+	err    error
+}
+
+func (g tenantGate) GateCustom(context.Context, string) (gate.Custom, error) { return g.custom, g.err }
+
+// TestTenantGateRules: a tenant's own words and URL patterns hold actions the built-in rules let
+// through; when they cannot be read, the step fails before any LLM call and changes nothing.
+func TestTenantGateRules(t *testing.T) {
+	f := newFixture(t)
+	f.svc.Gate = tenantGate{custom: gate.Custom{Words: []string{"Approve invoice"}, URLPatterns: []string{"erp.example.net/approvals"}}}
+	erp := &runs.Snapshot{URL: "https://erp.example.net/invoices", Elements: []runs.Element{
+		{ID: "agent-1", Tag: "button", Text: "A p p r o v e  invoice"},
+		{ID: "agent-2", Tag: "a", Text: "Queue", Href: "https://erp.example.net/approvals/7"},
+	}}
+	for _, call := range []string{toolCall("click", `{"id":"agent-1"}`), toolCall("click", `{"id":"agent-2"}`)} {
+		id := f.start(t, runs.ModeCareful)
+		f.llm.Reply(call)
+		if r := f.step(t, id, erp, nil); r.Action != runs.ActionAskUser || r.State.Status != runs.StatusWaitingUser {
+			t.Errorf("%s with the tenant's rules = %+v, want it held for the user", call, r)
+		}
+	}
+
+	f.svc.Gate = tenantGate{err: errors.New("accounts table unreachable")}
+	id := f.start(t, runs.ModeCareful)
+	calls := f.llm.Calls()
+	if _, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: erp}); err == nil || f.llm.Calls() != calls {
+		t.Errorf("step without the tenant's rules: error %v after %d LLM calls, want an error before any call", err, f.llm.Calls()-calls)
+	}
+	if got, _ := f.svc.Get(context.Background(), "ten-a", "u-1", id); got.State.Status != runs.StatusCreated {
+		t.Errorf("run after the failed step = %s, want it unchanged (created)", got.State.Status)
 	}
 }

@@ -95,12 +95,14 @@ type Step struct {
 	CreatedAt   time.Time
 }
 
-// IdempotencyRecord is the stored response of a request sent with an Idempotency-Key.
+// IdempotencyRecord is the stored response of a request sent with an Idempotency-Key, or, while
+// Pending, the claim of the request still deciding it (which has no response yet).
 type IdempotencyRecord struct {
 	Key         string
 	RequestHash string
 	StatusCode  int
 	Body        []byte
+	Pending     bool
 	CreatedAt   time.Time
 }
 

@@ -5,6 +5,7 @@
 package runapi
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"mime"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/history"
@@ -20,6 +22,7 @@ import (
 	"github.com/screenagent/backend/shared/ratelimit"
 	"github.com/screenagent/backend/shared/retention"
 	"github.com/screenagent/backend/shared/runs"
+	"github.com/screenagent/backend/shared/runs/gate"
 	"github.com/screenagent/backend/shared/runs/runsdb"
 )
 
@@ -106,6 +109,18 @@ func NewStore(a *app.App) (*runsdb.Store, error) {
 	s := runsdb.New(a.DynamoDB, a.Config.TasksTable)
 	s.Retention.Finished = cfg.Tasks.Finished
 	return s, nil
+}
+
+// TenantGate reads the tenants' additions to the security gate from the Accounts table.
+type TenantGate struct{ Accounts *accountsdb.Store }
+
+// GateCustom returns the tenant's risky words and URL patterns.
+func (g TenantGate) GateCustom(ctx context.Context, tenantID string) (gate.Custom, error) {
+	s, err := g.Accounts.GateSettings(ctx, tenantID)
+	if err != nil {
+		return gate.Custom{}, err
+	}
+	return gate.Custom{Words: s.Words, URLPatterns: s.URLPatterns}, nil
 }
 
 // pathPrefix is where the run id starts in every run route but start.

@@ -342,3 +342,96 @@ func TestPlanDebugEntries(t *testing.T) {
 		t.Errorf("plan entries: got %+v, want d2 with %v", got, plan)
 	}
 }
+
+// TestTaskLease: one holder at a time, only on the task as it was read, ended by the step's
+// commit or by its release.
+func TestTaskLease(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	task := newTask("t1")
+	if err := f.append(t, task, true, "click(1)", tasks.StatusActive); err != nil {
+		t.Fatal(err)
+	}
+	task, _ = f.store.GetTask(ctx, "ten-a", "t1")
+	until := f.now.Add(35 * time.Second)
+	if err := f.store.LeaseTask(ctx, task, "a", until); err != nil {
+		t.Fatalf("first lease: %v", err)
+	}
+	if err := f.store.LeaseTask(ctx, task, "b", until); !errors.Is(err, tasks.ErrConflict) {
+		t.Errorf("second lease: %v, want ErrConflict", err)
+	}
+	if err := f.store.ReleaseTask(ctx, "ten-a", "t1", "b"); err != nil {
+		t.Errorf("release by a non-holder: %v, want nil (nothing to do)", err)
+	}
+	if err := f.store.ReleaseTask(ctx, "ten-a", "t1", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.LeaseTask(ctx, task, "b", until); err != nil {
+		t.Fatalf("lease after the release: %v", err)
+	}
+	if err := f.append(t, task, false, "click(2)", tasks.StatusActive); err != nil {
+		t.Fatalf("the holder's commit: %v", err)
+	}
+	if err := f.store.LeaseTask(ctx, task, "c", until); !errors.Is(err, tasks.ErrConflict) {
+		t.Errorf("lease on the task as it was before the commit: %v, want ErrConflict", err)
+	}
+	task, _ = f.store.GetTask(ctx, "ten-a", "t1")
+	if err := f.store.LeaseTask(ctx, task, "c", until); err != nil {
+		t.Errorf("lease after the commit: %v, want the commit to have ended the last one", err)
+	}
+}
+
+// TestIdempotencyClaim: a claim is pending until the response completes it; a second claim is a
+// race; a released claim frees the key; a claim completes only for its own request body.
+func TestIdempotencyClaim(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	until := f.now.Add(35 * time.Second)
+	if err := f.store.ClaimIdempotency(ctx, "ten-a", "k", "h", "c1", until); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := f.store.GetIdempotency(ctx, "ten-a", "k"); err != nil || !rec.Pending || rec.RequestHash != "h" {
+		t.Errorf("claimed record = %+v, %v; want pending with its hash", rec, err)
+	}
+	if err := f.store.ClaimIdempotency(ctx, "ten-a", "k", "h", "c2", until); !errors.Is(err, tasks.ErrIdempotencyRace) {
+		t.Errorf("second claim: %v, want ErrIdempotencyRace", err)
+	}
+	if err := f.store.ReleaseIdempotency(ctx, "ten-a", "k", "c2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.GetIdempotency(ctx, "ten-a", "k"); err != nil {
+		t.Errorf("another claimer's release removed the claim: %v", err)
+	}
+	complete := func(hash string) error {
+		it, err := f.store.IdempotencyItem("ten-a", tasks.IdempotencyRecord{Key: "k", RequestHash: hash, StatusCode: 200, Body: []byte(`{}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dynamo.Write(ctx, f.db.Client, []dynamo.Item{it})
+	}
+	if err := complete("other"); !errors.Is(err, tasks.ErrIdempotencyRace) {
+		t.Errorf("completing the claim with another body: %v, want ErrIdempotencyRace", err)
+	}
+	if err := complete("h"); err != nil {
+		t.Fatalf("completing the claim: %v", err)
+	}
+	if rec, err := f.store.GetIdempotency(ctx, "ten-a", "k"); err != nil || rec.Pending || string(rec.Body) != "{}" {
+		t.Errorf("completed record = %+v, %v; want the response", rec, err)
+	}
+	if err := f.store.ReleaseIdempotency(ctx, "ten-a", "k", "c1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.GetIdempotency(ctx, "ten-a", "k"); err != nil {
+		t.Errorf("releasing a completed record removed it: %v", err)
+	}
+	// A released claim frees the key at once.
+	if err := f.store.ClaimIdempotency(ctx, "ten-a", "k2", "h", "c3", until); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.ReleaseIdempotency(ctx, "ten-a", "k2", "c3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.ClaimIdempotency(ctx, "ten-a", "k2", "h", "c4", until); err != nil {
+		t.Errorf("claim after a release: %v", err)
+	}
+}
