@@ -59,7 +59,7 @@ func TestConcurrentStepsMakeOneLLMCallPerStoredStep(t *testing.T) {
 	f.engine.Tasks = barrierLeases{Store: f.tasks, arrived: &arrived}
 	reqs := make([]Request, n)
 	for i := range reqs {
-		reqs[i] = Request{Identity: alice, TaskID: r.TaskID, URL: "https://shop.example/", Query: "q", DOM: shopDOM}
+		reqs[i] = Request{Identity: alice, TaskID: r.TaskID, URL: "https://shop.example/", Query: "find wool socks", DOM: shopDOM}
 	}
 	_, errs := f.interactAll(reqs)
 	ok := 0
