@@ -39,6 +39,14 @@ type Prompt struct {
 	// Outside is the user message with the page part cut out: what the prompt presents as the
 	// server's own words.
 	Outside string
+	// Searches are the web searches the prompt shows, with their results.
+	Searches []WebSearch
+}
+
+// WebSearch is one web search the prompt shows: the query and the text of its results.
+type WebSearch struct {
+	Query   string
+	Results string
 }
 
 // Past is one earlier step of the task as the prompt shows it.
@@ -60,6 +68,8 @@ var (
 	userSaid     = regexp.MustCompile(`(?m)^- User: "(.*)"\s*$`)
 	runAnswer    = regexp.MustCompile(`(?m)^USER'S ANSWER TO YOUR QUESTION: (.*)$`)
 	finishArg    = regexp.MustCompile(`(?m)^- finish\("`)
+	// interact: `Web search "q" (…):` and the results' untrusted block.
+	webSearch = regexp.MustCompile(`(?s)Web search (".*?") \([^)\n]*\):\n<search_results>\n?(.*?)</search_results>`)
 )
 
 // Read parses the system and user messages of a request. It never fails: what it cannot find
@@ -92,6 +102,9 @@ func Read(system, user string) *Prompt {
 		p.URL = field(p.Outside, "Current URL: ")
 		for _, m := range interactStep.FindAllStringSubmatch(p.Outside, -1) {
 			p.History = append(p.History, Past{Thought: jsonText(m[1]), Action: m[2], Result: m[3], Failed: strings.HasPrefix(m[3], "FAILED")})
+		}
+		for _, m := range webSearch.FindAllStringSubmatch(p.Outside, -1) {
+			p.Searches = append(p.Searches, WebSearch{Query: jsonText(m[1]), Results: m[2]})
 		}
 		for _, line := range strings.Split(p.Outside, "\n") {
 			if m := userAnswered.FindStringSubmatch(line); m != nil {
