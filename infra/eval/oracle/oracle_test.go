@@ -276,6 +276,15 @@ func TestWebFactSearchesThenReadsTheResults(t *testing.T) {
 		{"the matching sentence's year", prompt(born), Fill, "1843"},
 		{"no sentence answers", prompt(search.Item{Title: "Lovelace Day", URL: "https://b.example/", Content: "Ada Lovelace Day is held every October since 2009."}), Fail, ""},
 	}
+	// Within the step, the results first come back as the server tool's result.
+	followUp := prompt()
+	followUp.ReadLater([]string{"SERVER TOOL RESULT: " + search.Summarize(search.Results{Query: "q", Scope: search.ScopeWeb, Items: []search.Item{born}}, 1200) + "\nNow choose the next action on the page."})
+	cases = append(cases, struct {
+		name     string
+		p        *Prompt
+		wantKind Kind
+		wantText string
+	}{"results in the tool's result", followUp, Fill, "1843"})
 	for _, tc := range cases {
 		m := Decide(tc.p)
 		if m.Kind != tc.wantKind || tc.wantText != "" && m.Text != tc.wantText {
