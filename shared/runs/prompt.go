@@ -107,7 +107,21 @@ func historyResult(r *Result) string {
 
 func writePage(b *strings.Builder, p *Snapshot) {
 	b.WriteString(pageOpen + "\n")
-	fmt.Fprintf(b, "URL: %s\nTitle: %s\nVisible Text: %s\n", clean(p.URL), clean(p.Title), clean(p.VisibleText))
+	fmt.Fprintf(b, "URL: %s\nTitle: %s\nVisible Text:", clean(p.URL), clean(p.Title))
+	// The client's lines (a heading, a paragraph, a table row) stay lines: flattened into one,
+	// "Garden hose Price: $19.99 Add to cart" no longer says which text is the heading. They are
+	// indented so that page text cannot pass for the sections around it.
+	lines := 0
+	for _, line := range strings.Split(p.VisibleText, "\n") {
+		if line = clean(line); line != "" {
+			b.WriteString("\n  " + line)
+			lines++
+		}
+	}
+	if lines == 0 {
+		b.WriteString(" (none)")
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(b, "Interactive Elements (%d):\n", len(p.Elements))
 	for _, e := range p.Elements {
 		fmt.Fprintf(b, "[%s] %s", clean(e.ID), clean(e.Tag))

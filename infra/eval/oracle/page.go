@@ -94,7 +94,7 @@ func readPage(s string, api API) Page {
 		if api == Run {
 			if v, ok := strings.CutPrefix(raw, "Visible Text: "); ok {
 				raw = v
-			} else if strings.HasPrefix(raw, "URL: ") || strings.HasPrefix(raw, "Title: ") || strings.HasPrefix(raw, "Interactive Elements") {
+			} else if raw == "Visible Text:" || strings.HasPrefix(raw, "URL: ") || strings.HasPrefix(raw, "Title: ") || strings.HasPrefix(raw, "Interactive Elements") {
 				continue
 			}
 		}

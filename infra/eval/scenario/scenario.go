@@ -50,11 +50,7 @@ func (c Case) ID() string { return c.Name + "/" + string(c.API) }
 // issue that adds the feature deletes its line. `make eval` still runs them and shows an
 // unexpected pass as such.
 var expectedFailures = map[string]string{
-	"cross-site-title/interact": "issue 13: page view keeps table rows together (the name is a link, its title plain text)",
-	"login-retry/interact":      "issue 13: user replies reach the prompt",
-	"missing-fact/interact":     "issue 13: user replies reach the prompt",
-	"answer-price/interact":     "issue 13: page view keeps a product card's name and price together",
-	"below-the-fold/run":        "issue 16: loop detection ignores page changes (each scroll reveals new deals)",
+	// Empty: every scenario passes today.
 }
 
 // Cases returns the scenarios whose name contains filter (all when empty) on the APIs asked

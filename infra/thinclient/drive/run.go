@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/screenagent/backend/infra/thinclient/browser"
 )
@@ -88,12 +89,20 @@ func runStep(ctx context.Context, api *API, tab *browser.Tab, task Task, runID s
 	return nil, true
 }
 
+// observePause is how long observe lets the page change before its snapshot.
+const observePause = 1500 * time.Millisecond
+
 // executeTool carries out a run API tool call in the tab.
 func executeTool(ctx context.Context, tab *browser.Tab, name string, p map[string]any) runResult {
 	str := func(k string) string { s, _ := p[k].(string); return s }
 	var o browser.Outcome
 	switch name {
 	case "observe":
+		// A model observes again when the page is still loading: the extension gives it a moment
+		// (the run API has no wait tool) before the next snapshot.
+		if o = tab.Wait(ctx, observePause); !o.OK {
+			return runResult{Error: o.Message}
+		}
 		return runResult{Success: true, Message: "Took a fresh snapshot of the page"}
 	case "navigate":
 		o = tab.Open(ctx, str("url"))
