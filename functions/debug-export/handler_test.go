@@ -13,7 +13,6 @@ import (
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/tasks"
-	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
 
 const (
@@ -63,7 +62,7 @@ func (r records) Corrections(context.Context, string, string) ([]tasks.Correctio
 		FailedAction: `setValue(1, "socks")`, Action: "finish()", CreatedAt: t0.Add(5 * time.Second)}}, nil
 }
 
-func (records) ListDebug(context.Context, string, tasksdb.DebugFilter) ([]tasks.DebugEntry, error) {
+func (records) ListDebug(context.Context, string, tasks.DebugFilter) ([]tasks.DebugEntry, error) {
 	return []tasks.DebugEntry{
 		{ID: "d2", TaskID: taskID, LogType: "step", Data: map[string]any{"n": 2}, CreatedAt: t0.Add(9 * time.Second)},
 		{ID: "d1", TaskID: taskID, LogType: "llm_error", Data: map[string]any{"error": "timeout"}, CreatedAt: t0.Add(5 * time.Second)},

@@ -12,7 +12,6 @@ import (
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/tasks"
-	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
 
 const taskID = "0f8fad5b-d9cb-469f-a165-70867728950e"
@@ -21,10 +20,10 @@ const taskID = "0f8fad5b-d9cb-469f-a165-70867728950e"
 type lister struct {
 	n      int
 	called bool
-	got    tasksdb.DebugFilter
+	got    tasks.DebugFilter
 }
 
-func (l *lister) ListUserDebug(_ context.Context, _, _ string, f tasksdb.DebugFilter) ([]tasks.DebugEntry, error) {
+func (l *lister) ListUserDebug(_ context.Context, _, _ string, f tasks.DebugFilter) ([]tasks.DebugEntry, error) {
 	l.called, l.got = true, f
 	if f.TaskID != "" && f.TaskID != taskID {
 		return nil, tasks.ErrNotFound
@@ -91,17 +90,17 @@ func TestFilterAndPage(t *testing.T) {
 	cases := []struct {
 		query   string
 		entries int
-		want    tasksdb.DebugFilter
+		want    tasks.DebugFilter
 		count   int
 		hasMore bool
 	}{
-		{"", 3, tasksdb.DebugFilter{Limit: 51}, 3, false},
-		{"limit=2", 3, tasksdb.DebugFilter{Limit: 3}, 2, true},
-		{"limit=3", 3, tasksdb.DebugFilter{Limit: 4}, 3, false},
+		{"", 3, tasks.DebugFilter{Limit: 51}, 3, false},
+		{"limit=2", 3, tasks.DebugFilter{Limit: 3}, 2, true},
+		{"limit=3", 3, tasks.DebugFilter{Limit: 4}, 3, false},
 		// The engine's plan changes.
-		{"logType=plan", 1, tasksdb.DebugFilter{LogType: "plan", Limit: 51}, 1, false},
+		{"logType=plan", 1, tasks.DebugFilter{LogType: "plan", Limit: 51}, 1, false},
 		{"taskId=" + strings.ToUpper(taskID) + "&logType=llm_error&since=2026-01-27T00:00:00.000Z&limit=200", 0,
-			tasksdb.DebugFilter{TaskID: taskID, LogType: "llm_error", Since: since, Limit: 201}, 0, false},
+			tasks.DebugFilter{TaskID: taskID, LogType: "llm_error", Since: since, Limit: 201}, 0, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.query, func(t *testing.T) {

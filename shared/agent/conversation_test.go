@@ -8,7 +8,6 @@ import (
 
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/tasks"
-	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
 
 func TestTheUsersAnswerReachesThePrompt(t *testing.T) {
@@ -179,7 +178,7 @@ func TestPasswordsAreStoredMasked(t *testing.T) {
 	steps, _ := f.tasks.Steps(context.Background(), alice.TenantID, r.TaskID)
 	task, _ := f.tasks.GetTask(context.Background(), alice.TenantID, r.TaskID)
 	msgs, _ := f.chat.ListMessages(context.Background(), alice.TenantID, r.SessionID, 50, time.Time{})
-	debug, _ := f.tasks.ListDebug(context.Background(), alice.TenantID, tasksdb.DebugFilter{TaskID: r.TaskID})
+	debug, _ := f.tasks.ListDebug(context.Background(), alice.TenantID, tasks.DebugFilter{TaskID: r.TaskID})
 	stored := []string{steps[0].Action, task.Memory.Recent[0].Action, msgs.Messages[len(msgs.Messages)-1].ActionString, debug[0].Data["modelAction"].(string)}
 	for i, s := range stored {
 		if strings.Contains(s, "hunter2") || !strings.Contains(s, maskedValue) {

@@ -291,7 +291,7 @@ func TestLLMFailures(t *testing.T) {
 	if r3 := f.step(t, Request{TaskID: r.TaskID}); r3.CurrentStep != 3 {
 		t.Errorf("the step after the outage is %d, want 3", r3.CurrentStep)
 	}
-	entries, _ := f.tasks.ListDebug(context.Background(), alice.TenantID, tasksdb.DebugFilter{TaskID: r.TaskID, LogType: "llm_error"})
+	entries, _ := f.tasks.ListDebug(context.Background(), alice.TenantID, tasks.DebugFilter{TaskID: r.TaskID, LogType: "llm_error"})
 	if len(entries) != 1 {
 		t.Errorf("%d llm_error debug entries, want 1", len(entries))
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/screenagent/backend/shared/tasks"
-	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
 
 const peopleDOM = `<table><tr><td>Marisol Vega</td><td>Chief Executive Officer</td></tr></table><a id="1" href="https://crm.example/">CRM</a>`
@@ -224,7 +223,7 @@ func TestRecordsAreStoredWithTheStep(t *testing.T) {
 	if err != nil || len(cs) != 1 || cs[0].Action != "click(3)" || cs[0].Strategy == "" {
 		t.Errorf("correction records = %+v, %v; want one with its strategy and the corrected action", cs, err)
 	}
-	plans, _ := f.tasks.ListDebug(ctx, alice.TenantID, tasksdb.DebugFilter{TaskID: r.TaskID, LogType: "plan"})
+	plans, _ := f.tasks.ListDebug(ctx, alice.TenantID, tasks.DebugFilter{TaskID: r.TaskID, LogType: "plan"})
 	if len(plans) != 1 {
 		t.Errorf("%d plan debug entries, want 1 (the plan was made once)", len(plans))
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/tasks"
-	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
 
 // Limits of the debug log listing.
@@ -52,16 +51,16 @@ type DebugLogs struct {
 	HasMore bool             `json:"hasMore"`
 }
 
-// DebugLister lists the debug entries of a user's tasks (tasksdb.Store).
+// DebugLister lists the debug entries of a user's tasks (the tasks store).
 type DebugLister interface {
-	ListUserDebug(ctx context.Context, tenantID, userID string, f tasksdb.DebugFilter) ([]tasks.DebugEntry, error)
+	ListUserDebug(ctx context.Context, tenantID, userID string, f tasks.DebugFilter) ([]tasks.DebugEntry, error)
 }
 
 // ListDebug returns the debug entries of the user's tasks, newest first; with a task, that task's
 // only, and ErrTaskNotFound unless it is the user's. Debug data is scoped like the conversations
 // it describes: another member of an organization does not see it.
 func ListDebug(ctx context.Context, store DebugLister, id accounts.Identity, q DebugQuery) (DebugLogs, error) {
-	entries, err := store.ListUserDebug(ctx, id.TenantID, id.UserID, tasksdb.DebugFilter{
+	entries, err := store.ListUserDebug(ctx, id.TenantID, id.UserID, tasks.DebugFilter{
 		TaskID: q.TaskID, LogType: q.LogType, Since: q.Since, Limit: q.Limit + 1,
 	})
 	if errors.Is(err, tasks.ErrNotFound) {
@@ -81,11 +80,11 @@ func ListDebug(ctx context.Context, store DebugLister, id accounts.Identity, q D
 	return out, nil
 }
 
-// TaskRecords reads a task and what it recorded (tasksdb.Store).
+// TaskRecords reads a task and what it recorded (the tasks store).
 type TaskRecords interface {
 	GetTask(ctx context.Context, tenantID, taskID string) (tasks.Task, error)
 	Steps(ctx context.Context, tenantID, taskID string) ([]tasks.Step, error)
-	ListDebug(ctx context.Context, tenantID string, f tasksdb.DebugFilter) ([]tasks.DebugEntry, error)
+	ListDebug(ctx context.Context, tenantID string, f tasks.DebugFilter) ([]tasks.DebugEntry, error)
 	Verifications(ctx context.Context, tenantID, taskID string) ([]tasks.Verification, error)
 	Corrections(ctx context.Context, tenantID, taskID string) ([]tasks.Correction, error)
 }
@@ -203,7 +202,7 @@ func ExportTask(ctx context.Context, store TaskRecords, msgs MessageReader, id a
 	if err != nil {
 		return TaskExport{}, err
 	}
-	entries, err := store.ListDebug(ctx, id.TenantID, tasksdb.DebugFilter{TaskID: taskID, Limit: MaxExportDebugEntries + 1})
+	entries, err := store.ListDebug(ctx, id.TenantID, tasks.DebugFilter{TaskID: taskID, Limit: MaxExportDebugEntries + 1})
 	if err != nil {
 		return TaskExport{}, err
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/tasks"
-	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
 
 // busyTask is a task with more debug entries than an export holds, listed newest first.
@@ -29,7 +28,7 @@ func (busyTask) Corrections(context.Context, string, string) ([]tasks.Correction
 	return nil, nil
 }
 
-func (b busyTask) ListDebug(_ context.Context, _ string, f tasksdb.DebugFilter) ([]tasks.DebugEntry, error) {
+func (b busyTask) ListDebug(_ context.Context, _ string, f tasks.DebugFilter) ([]tasks.DebugEntry, error) {
 	t0 := time.Date(2026, 1, 27, 0, 0, 0, 0, time.UTC)
 	var out []tasks.DebugEntry
 	for i := b.entries - 1; i >= 0 && len(out) < f.Limit; i-- {

@@ -16,7 +16,6 @@ import (
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/tasks"
-	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
 
 // cleanup runs c at the world's clock and checks that what it reports deleted is what left the
@@ -107,7 +106,7 @@ func TestCleanupOverTime(t *testing.T) {
 		if got := w.expiresAt(t, w.tables.Tasks, taskPK(fresh.id), "STEP#000000"); got != header {
 			t.Errorf("step of the task interrupted on day 8 expires at %d, want the task's %d", got, header)
 		}
-		if entries, err := w.tasks.ListDebug(ctx, tenant, tasksdb.DebugFilter{}); err != nil || len(entries) != 1 {
+		if entries, err := w.tasks.ListDebug(ctx, tenant, tasks.DebugFilter{}); err != nil || len(entries) != 1 {
 			t.Errorf("debug entries listed: got %d, %v; want only the one from day 2", len(entries), err)
 		}
 	})

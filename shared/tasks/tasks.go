@@ -117,6 +117,14 @@ const (
 // LogTypes are every log type a debug entry is written with, the values a logType filter may take.
 var LogTypes = []string{LogStep, LogLLMError, LogPlan}
 
+// DebugFilter narrows a listing of debug entries: one task's, one log type's, those written since a time, at most Limit.
+type DebugFilter struct {
+	TaskID  string
+	LogType string
+	Since   time.Time
+	Limit   int
+}
+
 // DebugEntry is a diagnostic record of a step for the debug endpoints.
 type DebugEntry struct {
 	ID        string

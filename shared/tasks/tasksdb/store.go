@@ -482,16 +482,8 @@ func (s *Store) PutDebug(ctx context.Context, tenantID string, e tasks.DebugEntr
 	return nil
 }
 
-// DebugFilter narrows ListDebug.
-type DebugFilter struct {
-	TaskID  string
-	LogType string
-	Since   time.Time
-	Limit   int
-}
-
 // ListDebug returns the tenant's debug entries, newest first.
-func (s *Store) ListDebug(ctx context.Context, tenantID string, f DebugFilter) ([]tasks.DebugEntry, error) {
+func (s *Store) ListDebug(ctx context.Context, tenantID string, f tasks.DebugFilter) ([]tasks.DebugEntry, error) {
 	in := &dynamodb.QueryInput{
 		TableName:        aws.String(s.table),
 		ScanIndexForward: aws.Bool(false),

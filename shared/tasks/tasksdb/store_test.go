@@ -242,15 +242,15 @@ func TestDebugEntries(t *testing.T) {
 	}
 	cases := []struct {
 		name   string
-		filter DebugFilter
+		filter tasks.DebugFilter
 		want   []string
 	}{
-		{"all, newest first", DebugFilter{}, []string{"d3", "d2", "d1"}},
-		{"limit", DebugFilter{Limit: 2}, []string{"d3", "d2"}},
-		{"one task", DebugFilter{TaskID: "t1"}, []string{"d3", "d1"}},
-		{"log type", DebugFilter{LogType: "llm_error"}, []string{"d2"}},
-		{"since", DebugFilter{Since: base.Add(30 * time.Second)}, []string{"d3", "d2"}},
-		{"task and since", DebugFilter{TaskID: "t1", Since: base.Add(30 * time.Second)}, []string{"d3"}},
+		{"all, newest first", tasks.DebugFilter{}, []string{"d3", "d2", "d1"}},
+		{"limit", tasks.DebugFilter{Limit: 2}, []string{"d3", "d2"}},
+		{"one task", tasks.DebugFilter{TaskID: "t1"}, []string{"d3", "d1"}},
+		{"log type", tasks.DebugFilter{LogType: "llm_error"}, []string{"d2"}},
+		{"since", tasks.DebugFilter{Since: base.Add(30 * time.Second)}, []string{"d3", "d2"}},
+		{"task and since", tasks.DebugFilter{TaskID: "t1", Since: base.Add(30 * time.Second)}, []string{"d3"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -274,7 +274,7 @@ func TestDebugEntries(t *testing.T) {
 		})
 	}
 	f.now = base.Add(tasks.DefaultRetention.Debug + time.Hour)
-	if got, _ := f.store.ListDebug(ctx, "ten-a", DebugFilter{}); len(got) != 0 {
+	if got, _ := f.store.ListDebug(ctx, "ten-a", tasks.DebugFilter{}); len(got) != 0 {
 		t.Errorf("%d entries past the debug retention, want 0", len(got))
 	}
 }
@@ -334,7 +334,7 @@ func TestPlanDebugEntries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := f.store.ListDebug(ctx, "ten-a", DebugFilter{TaskID: "t1", LogType: "plan"})
+	got, err := f.store.ListDebug(ctx, "ten-a", tasks.DebugFilter{TaskID: "t1", LogType: "plan"})
 	if err != nil {
 		t.Fatal(err)
 	}

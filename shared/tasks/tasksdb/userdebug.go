@@ -20,7 +20,7 @@ import (
 // (GSI1) and keeps those of the user's tasks: entries carry no owner, so the tasks of each page
 // read are looked up in one batch, and the reads grow with the entries walked, not with the
 // tenant's tasks. Entries of a task that no longer exists are left out.
-func (s *Store) ListUserDebug(ctx context.Context, tenantID, userID string, f DebugFilter) ([]tasks.DebugEntry, error) {
+func (s *Store) ListUserDebug(ctx context.Context, tenantID, userID string, f tasks.DebugFilter) ([]tasks.DebugEntry, error) {
 	if f.TaskID != "" {
 		t, err := s.GetTask(ctx, tenantID, f.TaskID)
 		if err != nil {
@@ -41,7 +41,7 @@ func (s *Store) ListUserDebug(ctx context.Context, tenantID, userID string, f De
 // debugPageSize is how many entries one index read asks for: the owner filter may drop many.
 const debugPageSize = 100
 
-func (s *Store) listUserDebug(ctx context.Context, tenantID, userID string, f DebugFilter) ([]tasks.DebugEntry, error) {
+func (s *Store) listUserDebug(ctx context.Context, tenantID, userID string, f tasks.DebugFilter) ([]tasks.DebugEntry, error) {
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 100

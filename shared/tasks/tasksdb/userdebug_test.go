@@ -58,14 +58,14 @@ func TestListUserDebug(t *testing.T) {
 
 	cases := []struct {
 		name   string
-		filter DebugFilter
+		filter tasks.DebugFilter
 		want   []string
 	}{
-		{"every entry of mine, newest first", DebugFilter{}, []string{"m3", "m2", "m1"}},
-		{"limit", DebugFilter{Limit: 2}, []string{"m3", "m2"}},
-		{"log type", DebugFilter{LogType: "llm_error"}, []string{"m2"}},
-		{"since", DebugFilter{Since: base.Add(time.Second)}, []string{"m3", "m2"}},
-		{"my task", DebugFilter{TaskID: "mine", LogType: "step"}, []string{"m3", "m1"}},
+		{"every entry of mine, newest first", tasks.DebugFilter{}, []string{"m3", "m2", "m1"}},
+		{"limit", tasks.DebugFilter{Limit: 2}, []string{"m3", "m2"}},
+		{"log type", tasks.DebugFilter{LogType: "llm_error"}, []string{"m2"}},
+		{"since", tasks.DebugFilter{Since: base.Add(time.Second)}, []string{"m3", "m2"}},
+		{"my task", tasks.DebugFilter{TaskID: "mine", LogType: "step"}, []string{"m3", "m1"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,11 +86,11 @@ func TestListUserDebug(t *testing.T) {
 		})
 	}
 	for _, task := range []string{"theirs", "gone", "expired", "nope"} {
-		if _, err := f.store.ListUserDebug(ctx, "ten-a", "u1", DebugFilter{TaskID: task}); !errors.Is(err, tasks.ErrNotFound) {
+		if _, err := f.store.ListUserDebug(ctx, "ten-a", "u1", tasks.DebugFilter{TaskID: task}); !errors.Is(err, tasks.ErrNotFound) {
 			t.Errorf("task %s: got %v, want tasks.ErrNotFound", task, err)
 		}
 	}
-	if got, err := f.store.ListUserDebug(ctx, "ten-a", "u2", DebugFilter{Limit: 1000}); err != nil || len(got) != debugPageSize*2+debugPageSize/2 {
+	if got, err := f.store.ListUserDebug(ctx, "ten-a", "u2", tasks.DebugFilter{Limit: 1000}); err != nil || len(got) != debugPageSize*2+debugPageSize/2 {
 		t.Errorf("the other user's entries: %d (%v), want %d", len(got), err, debugPageSize*2+debugPageSize/2)
 	}
 }
