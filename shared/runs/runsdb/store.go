@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -67,6 +68,21 @@ func stepSK(n int) string { return fmt.Sprintf("STEP#%06d", n) }
 func idemSK(scope, key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return "IDEM#" + scope + "#" + hex.EncodeToString(sum[:])
+}
+
+// ItemKind names an item of the store by its sort key, as the retention cleanup counts what it
+// deletes: runs, steps (history entries) or idempotencyRecords. ok is false for a key the store
+// does not write.
+func ItemKind(sk string) (kind string, ok bool) {
+	switch {
+	case sk == HeaderSK:
+		return "runs", true
+	case strings.HasPrefix(sk, "STEP#"):
+		return "steps", true
+	case strings.HasPrefix(sk, "IDEM#"):
+		return "idempotencyRecords", true
+	}
+	return "", false
 }
 
 func keyOf(pk, sk string) map[string]types.AttributeValue {

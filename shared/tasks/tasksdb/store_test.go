@@ -297,7 +297,7 @@ func TestAlignStepsToTheEndedTask(t *testing.T) {
 	want := f.now.Add(tasks.DefaultRetention.Finished).Unix()
 	out, err := f.db.Client.Query(ctx, &dynamodb.QueryInput{
 		TableName: aws.String(f.db.Tables["TasksTable"]), KeyConditionExpression: aws.String("PK = :p"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: taskPK("ten-a", "t1")}},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: TaskPK("ten-a", "t1")}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -108,7 +108,7 @@ func (s *Store) listUserDebug(ctx context.Context, tenantID, userID string, f De
 func (s *Store) markOwned(ctx context.Context, tenantID, userID string, taskIDs []string, owned map[string]bool) error {
 	keys := make([]map[string]types.AttributeValue, 0, len(taskIDs))
 	for _, id := range taskIDs {
-		keys = append(keys, keyOf(taskPK(tenantID, id), "TASK"))
+		keys = append(keys, keyOf(TaskPK(tenantID, id), HeaderSK))
 	}
 	// An owner never changes, so eventually consistent reads do.
 	items, err := dynamo.BatchGet(ctx, s.client, s.table, keys, types.KeysAndAttributes{ProjectionExpression: aws.String("taskId, userId, expiresAt")})
