@@ -138,7 +138,10 @@ func (s *Store) Verifications(ctx context.Context, tenantID, taskID string) ([]t
 		if s.expired(it.ExpiresAt) {
 			continue
 		}
-		created, _ := time.Parse(time.RFC3339Nano, it.CreatedAt)
+		created, err := parseTime(it.CreatedAt)
+		if err != nil {
+			return nil, fmt.Errorf("stored verification record %s of task %s: createdAt: %w", it.SK, taskID, err)
+		}
 		out = append(out, tasks.Verification{
 			TaskID: it.TaskID, StepIndex: it.StepIndex, Action: it.Action, Verdict: it.Verdict, Method: it.Method,
 			Expected: it.Expected, Evidence: it.Evidence, CreatedAt: created,
@@ -162,7 +165,10 @@ func (s *Store) Corrections(ctx context.Context, tenantID, taskID string) ([]tas
 		if s.expired(it.ExpiresAt) {
 			continue
 		}
-		created, _ := time.Parse(time.RFC3339Nano, it.CreatedAt)
+		created, err := parseTime(it.CreatedAt)
+		if err != nil {
+			return nil, fmt.Errorf("stored correction record %s of task %s: createdAt: %w", it.SK, taskID, err)
+		}
 		out = append(out, tasks.Correction{
 			TaskID: it.TaskID, StepIndex: it.StepIndex, Strategy: it.Strategy, Reason: it.Reason,
 			FailedAction: it.FailedAction, Action: it.Action, CreatedAt: created,

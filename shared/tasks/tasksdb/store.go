@@ -98,6 +98,19 @@ func ItemKind(sk string) (kind string, ok bool) {
 	return "", false
 }
 
+// parseTime reads a stored time. An absent one is the zero time; a corrupt one is an error, not
+// a zero time that would pass for a real one.
+func parseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("stored time %q: %w", s, err)
+	}
+	return t, nil
+}
+
 func keyOf(pk, sk string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		"PK": &types.AttributeValueMemberS{Value: pk},
@@ -128,14 +141,20 @@ type taskItem struct {
 	ExpiresAt     int64        `dynamodbav:"expiresAt"`
 }
 
-func (i taskItem) task() tasks.Task {
-	created, _ := time.Parse(time.RFC3339Nano, i.CreatedAt)
-	updated, _ := time.Parse(time.RFC3339Nano, i.UpdatedAt)
+func (i taskItem) task() (tasks.Task, error) {
+	created, err := parseTime(i.CreatedAt)
+	if err != nil {
+		return tasks.Task{}, fmt.Errorf("stored task %s: createdAt: %w", i.TaskID, err)
+	}
+	updated, err := parseTime(i.UpdatedAt)
+	if err != nil {
+		return tasks.Task{}, fmt.Errorf("stored task %s: updatedAt: %w", i.TaskID, err)
+	}
 	return tasks.Task{
 		ID: i.TaskID, TenantID: i.TenantID, UserID: i.UserID, SessionID: i.SessionID, URL: i.URL, Query: i.Query,
 		Status: tasks.Status(i.Status), StepCount: i.StepCount, FailureReason: i.FailureReason, Result: i.Result, Memory: i.Memory,
 		CreatedAt: created, UpdatedAt: updated,
-	}
+	}, nil
 }
 
 type stepItem struct {
@@ -157,14 +176,17 @@ type stepItem struct {
 	ExpiresAt      int64         `dynamodbav:"expiresAt"`
 }
 
-func (i stepItem) step() tasks.Step {
-	created, _ := time.Parse(time.RFC3339Nano, i.CreatedAt)
+func (i stepItem) step() (tasks.Step, error) {
+	created, err := parseTime(i.CreatedAt)
+	if err != nil {
+		return tasks.Step{}, fmt.Errorf("stored step %d: createdAt: %w", i.StepIndex, err)
+	}
 	return tasks.Step{
 		Index: i.StepIndex, Thought: i.Thought, Action: i.Action, ModelAction: i.ModelAction, PreviousReport: i.PreviousReport,
 		UserMessage: i.UserMessage, URL: i.URL, Usage: i.Usage, Model: i.Model, LLMAttempts: i.LLMAttempts,
 		LLMLatency: time.Duration(i.LLMLatencyMs) * time.Millisecond, Duration: time.Duration(i.DurationMs) * time.Millisecond,
 		CreatedAt: created,
-	}
+	}, nil
 }
 
 func (s *Store) now() time.Time { return s.Now().UTC() }
@@ -191,7 +213,7 @@ func (s *Store) GetTask(ctx context.Context, tenantID, taskID string) (tasks.Tas
 	if s.expired(it.ExpiresAt) {
 		return tasks.Task{}, tasks.ErrNotFound
 	}
-	return it.task(), nil
+	return it.task()
 }
 
 // Steps returns the task's steps in order.
@@ -206,9 +228,14 @@ func (s *Store) Steps(ctx context.Context, tenantID, taskID string) ([]tasks.Ste
 		if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
 			return nil, fmt.Errorf("decode step of task %s: %w", taskID, err)
 		}
-		if !s.expired(it.ExpiresAt) {
-			steps = append(steps, it.step())
+		if s.expired(it.ExpiresAt) {
+			continue
 		}
+		step, err := it.step()
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", taskID, err)
+		}
+		steps = append(steps, step)
 	}
 	return steps, nil
 }
@@ -350,7 +377,10 @@ func (s *Store) GetIdempotency(ctx context.Context, tenantID, key string) (tasks
 	if s.expired(it.ExpiresAt) {
 		return tasks.IdempotencyRecord{}, tasks.ErrNotFound
 	}
-	created, _ := time.Parse(time.RFC3339Nano, it.CreatedAt)
+	created, err := parseTime(it.CreatedAt)
+	if err != nil {
+		return tasks.IdempotencyRecord{}, fmt.Errorf("stored idempotency record: createdAt: %w", err)
+	}
 	return tasks.IdempotencyRecord{Key: key, RequestHash: it.RequestHash, StatusCode: it.StatusCode, Body: it.Body, Pending: it.Pending, CreatedAt: created}, nil
 }
 
@@ -566,7 +596,10 @@ func (s *Store) ListDebug(ctx context.Context, tenantID string, f DebugFilter) (
 			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
 				return nil, fmt.Errorf("decode debug entry: %w", err)
 			}
-			created, _ := time.Parse(time.RFC3339Nano, it.CreatedAt)
+			created, err := parseTime(it.CreatedAt)
+			if err != nil {
+				return nil, fmt.Errorf("stored debug entry %s: createdAt: %w", it.ID, err)
+			}
 			out = append(out, tasks.DebugEntry{ID: it.ID, TaskID: it.TaskID, LogType: it.LogType, Data: it.Data, CreatedAt: created})
 			if len(out) == limit {
 				break
