@@ -11,7 +11,7 @@ import (
 	"github.com/screenagent/backend/shared/validation"
 )
 
-// Request is one POST /api/agent/interact, validated by the handler.
+// Request is one POST /api/agent/interact, validated by NewRequest.
 type Request struct {
 	Identity accounts.Identity
 	URL      string

@@ -41,14 +41,6 @@ func recordError(r *http.Request, e *Error) {
 	}
 }
 
-// RequestID is the API Gateway request id of the request (or a generated one outside Lambda).
-func RequestID(ctx context.Context) string {
-	if l, ok := ctx.Value(logKey{}).(*requestLog); ok {
-		return l.id
-	}
-	return requestID(ctx)
-}
-
 func requestID(ctx context.Context) string {
 	if gw, ok := core.GetAPIGatewayV2ContextFromContext(ctx); ok && gw.RequestID != "" {
 		return gw.RequestID

@@ -21,7 +21,7 @@ const (
 )
 
 // Middleware limits a route of class to cfg's per-minute limit for each subject, which subject
-// derives from the request (a tenant and its tier, or ByIP). Every response carries
+// derives from the request (a tenant and its tier, say). Every response carries
 // X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (Unix seconds); a stopped
 // request gets only refuse's answer, and the route does nothing.
 //
@@ -52,9 +52,9 @@ func Middleware(l *Limiter, cfg Config, class string, subject func(*http.Request
 	}
 }
 
-// ByIP keys a request by the caller's address, for routes without a tenant; the tier is empty,
+// byIP keys a request by the caller's address, for routes without a tenant; the tier is empty,
 // so the base limit applies.
-func ByIP(r *http.Request) (string, accounts.Tier) {
+func byIP(r *http.Request) (string, accounts.Tier) {
 	return "IP#" + httpapi.ClientIP(r), ""
 }
 

@@ -280,13 +280,13 @@ func TestMiddlewarePanicsOnUnknownClass(t *testing.T) {
 			t.Error("got no panic for an unknown class, want one at wiring time")
 		}
 	}()
-	Middleware(nil, mustConfig(t, nil), "nonexistent", ByIP, RefuseEnvelope)
+	Middleware(nil, mustConfig(t, nil), "nonexistent", byIP, RefuseEnvelope)
 }
 
 func TestByIP(t *testing.T) {
 	r := httptest.NewRequest(http.MethodGet, "/api/v1/auth/session", nil)
 	r.RemoteAddr = "203.0.113.9:51234"
-	subject, tier := ByIP(r)
+	subject, tier := byIP(r)
 	if subject != "IP#203.0.113.9" || tier != "" {
 		t.Errorf("got %q, %q; want IP#203.0.113.9 and no tier", subject, tier)
 	}

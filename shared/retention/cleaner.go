@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -17,6 +16,7 @@ import (
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/retention/expiry"
+	"github.com/screenagent/backend/shared/runs/runsdb"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
@@ -83,15 +83,9 @@ func New(client *dynamodb.Client, t Tables, cfg Config, logger *slog.Logger) *Cl
 	}
 }
 
-// Key names shared with the stores.
-const (
-	gsi2          = "GSI2"
-	tasksActive   = tasksdb.ActiveIndexPartition
-	runsActive    = "RUNS#active"
-	taskHeader    = "TASK"
-	runHeader     = "RUN"
-	sessionHeader = "SESSION"
-)
+// gsi2 is the index of the Tasks table where the stores file active tasks and unfinished runs
+// (tasksdb.ActiveIndexPartition, runsdb.ActiveIndexPartition).
+const gsi2 = "GSI2"
 
 // Run does one cleanup within the context's deadline and returns what it did.
 func (c *Cleaner) Run(ctx context.Context) Stats {
@@ -100,8 +94,8 @@ func (c *Cleaner) Run(ctx context.Context) Stats {
 	r.interruptTasks(ctx)
 	r.deleteExpiredRuns(ctx)
 	r.interruptSessions(ctx)
-	r.deleteExpired(ctx, c.Tables.Tasks, map[string]string{taskHeader: c.Tables.Tasks, runHeader: c.Tables.Tasks})
-	r.deleteExpired(ctx, c.Tables.Sessions, map[string]string{sessionHeader: c.Tables.Messages})
+	r.deleteExpired(ctx, c.Tables.Tasks, map[string]string{tasksdb.HeaderSK: c.Tables.Tasks, runsdb.HeaderSK: c.Tables.Tasks})
+	r.deleteExpired(ctx, c.Tables.Sessions, map[string]string{chatdb.SessionSK: c.Tables.Messages})
 	r.deleteExpired(ctx, c.Tables.Messages, nil)
 	r.stats.Complete = !r.stopped
 	r.stats.DurationMs = time.Since(started).Milliseconds()
@@ -154,7 +148,7 @@ func (r *run) interruptTasks(ctx context.Context) {
 		KeyConditionExpression: aws.String("GSI2PK = :p AND GSI2SK < :cutoff"),
 		ProjectionExpression:   aws.String("PK, SK, GSI2SK, expiresAt"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":p": str(tasksActive), ":cutoff": str(cutoff),
+			":p": str(tasksdb.ActiveIndexPartition), ":cutoff": str(cutoff),
 		},
 	}, func(it indexEntry) {
 		if it.ExpiresAt <= r.now.Unix() {
@@ -174,7 +168,7 @@ func (r *run) deleteExpiredRuns(ctx context.Context) {
 		KeyConditionExpression:    aws.String("GSI2PK = :p"),
 		FilterExpression:          aws.String("expiresAt <= :now"),
 		ProjectionExpression:      aws.String("PK, SK, expiresAt"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":p": str(runsActive), ":now": r.nowEpoch()},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": str(runsdb.ActiveIndexPartition), ":now": r.nowEpoch()},
 	}, func(it indexEntry) {
 		r.deleteParent(ctx, r.c.Tables.Tasks, it.PK, it.SK, r.c.Tables.Tasks)
 	})
@@ -197,7 +191,7 @@ func (r *run) interruptTask(ctx context.Context, it indexEntry) {
 			":exp":         num(exp.Unix()),
 			":rpk":         str(rpk),
 			":rsk":         str(rsk),
-			":active":      str(tasksActive),
+			":active":      str(tasksdb.ActiveIndexPartition),
 			":seen":        str(it.GSI2SK),
 			":now":         r.nowEpoch(),
 		},
@@ -271,7 +265,7 @@ func (r *run) interruptSessions(ctx context.Context) {
 			":p": str(chatdb.ActivePartition), ":cutoff": str(cutoff.Format(expiry.TimeLayout)),
 		},
 	}, func(it indexEntry) {
-		tenantID, sessionID, ok := parseSessionPK(it.PK)
+		tenantID, sessionID, ok := chatdb.ParseSessionPK(it.PK)
 		if !ok {
 			r.fail(ctx, fmt.Errorf("key %q is not a session's", it.PK), "interrupt session", "pk", it.PK)
 			return
@@ -470,19 +464,6 @@ func partitionQuery(table, pk string) *dynamodb.QueryInput {
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pk)},
 		ConsistentRead:            aws.Bool(true),
 	}
-}
-
-// parseSessionPK splits TENANT#<t>#SESSION#<s>.
-func parseSessionPK(pk string) (tenantID, sessionID string, ok bool) {
-	rest, found := strings.CutPrefix(pk, "TENANT#")
-	if !found {
-		return "", "", false
-	}
-	i := strings.LastIndex(rest, "#SESSION#")
-	if i <= 0 || i+len("#SESSION#") == len(rest) {
-		return "", "", false
-	}
-	return rest[:i], rest[i+len("#SESSION#"):], true
 }
 
 func key(pk, sk string) map[string]types.AttributeValue {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/chat/chatdb"
+	"github.com/screenagent/backend/shared/runs/runsdb"
 	"github.com/screenagent/backend/shared/tasks"
 )
 
@@ -76,7 +77,7 @@ func TestCleanupOverTime(t *testing.T) {
 			t.Fatalf("idle task: got %s, %v; want interrupted", tk.Status, err)
 		}
 		exp := w.clock.Now().Add(30 * day).Unix()
-		if got := w.expiresAt(t, w.tables.Tasks, taskPK(idle.id), "TASK"); got != exp {
+		if got := w.expiresAt(t, w.tables.Tasks, taskPK(idle.id), tasksdb.HeaderSK); got != exp {
 			t.Errorf("interrupted task expires at %d, want %d (30 days)", got, exp)
 		}
 		for _, sk := range []string{"STEP#000000", "STEP#000001"} {
@@ -91,7 +92,7 @@ func TestCleanupOverTime(t *testing.T) {
 		if tk, _ := w.tasks.GetTask(ctx, tenant, fresh.id); tk.Status != tasks.StatusActive {
 			t.Errorf("task with a step an hour ago: got %s, want active", tk.Status)
 		}
-		if n := w.partition(t, w.tables.Tasks, "TENANT#"+tenant+"#RUN#going"); n["runs"] != 1 || n["steps"] != 2 {
+		if n := w.partition(t, w.tables.Tasks, runsdb.RunPK(tenant, "going")); n["runs"] != 1 || n["steps"] != 2 {
 			t.Errorf("run still going: got %v, want its header and 2 entries", n)
 		}
 	})
@@ -102,7 +103,7 @@ func TestCleanupOverTime(t *testing.T) {
 			map[string]int{"debugEntries": 34, "idempotencyRecords": 2, "runs": 1, "steps": 2},
 			map[string]int{"tasks": 1, "sessions": 1})
 		// Interrupting brings the task's steps down to its expiry, so TTL takes them together.
-		header := w.expiresAt(t, w.tables.Tasks, taskPK(fresh.id), "TASK")
+		header := w.expiresAt(t, w.tables.Tasks, taskPK(fresh.id), tasksdb.HeaderSK)
 		if got := w.expiresAt(t, w.tables.Tasks, taskPK(fresh.id), "STEP#000000"); got != header {
 			t.Errorf("step of the task interrupted on day 8 expires at %d, want the task's %d", got, header)
 		}

@@ -4,6 +4,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/screenagent/backend/shared/chat/chatdb"
+	"github.com/screenagent/backend/shared/runs/runsdb"
+	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -72,9 +76,9 @@ func TestParseConfig(t *testing.T) {
 
 func TestKindOf(t *testing.T) {
 	tests := []struct{ sk, want string }{
-		{"TASK", "tasks"},
-		{"RUN", "runs"},
-		{"SESSION", "sessions"},
+		{tasksdb.HeaderSK, "tasks"},
+		{runsdb.HeaderSK, "runs"},
+		{chatdb.SessionSK, "sessions"},
 		{"STEP#000012", "steps"},
 		{"DEBUG#2026-01-01T00:00:00.000000000Z#d1", "debugEntries"},
 		{"IDEM", "idempotencyRecords"},
@@ -87,26 +91,6 @@ func TestKindOf(t *testing.T) {
 	for _, tc := range tests {
 		if got := kindOf(tc.sk); got != tc.want {
 			t.Errorf("kindOf(%q): got %q, want %q", tc.sk, got, tc.want)
-		}
-	}
-}
-
-func TestParseSessionPK(t *testing.T) {
-	tests := []struct {
-		pk, tenant, session string
-		ok                  bool
-	}{
-		{"TENANT#t1#SESSION#s1", "t1", "s1", true},
-		{"TENANT#org#x#SESSION#s1", "org#x", "s1", true},
-		{"TENANT#t1#TASK#s1", "", "", false},
-		{"TENANT##SESSION#s1", "", "", false},
-		{"TENANT#t1#SESSION#", "", "", false},
-		{"SESSION#s1", "", "", false},
-	}
-	for _, tc := range tests {
-		tenant, session, ok := parseSessionPK(tc.pk)
-		if tenant != tc.tenant || session != tc.session || ok != tc.ok {
-			t.Errorf("parseSessionPK(%q): got (%q, %q, %v), want (%q, %q, %v)", tc.pk, tenant, session, ok, tc.tenant, tc.session, tc.ok)
 		}
 	}
 }

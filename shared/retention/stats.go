@@ -3,6 +3,10 @@ package retention
 import (
 	"log/slog"
 	"strings"
+
+	"github.com/screenagent/backend/shared/chat/chatdb"
+	"github.com/screenagent/backend/shared/runs/runsdb"
+	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
 
 // Stats is what one cleanup run did (§4.15's recordsDeleted, errors and duration).
@@ -31,28 +35,17 @@ func (s Stats) LogAttrs() []any {
 	}
 }
 
-// kindOf names the kind of an item by its sort key's first segment: the known item types by
-// name, any other (verification or correction records, say) as <prefix>Records, so a new record
-// kind is counted without a change here.
+// itemKinds are the stores whose items the cleanup deletes, each naming its own by sort key.
+var itemKinds = []func(sk string) (string, bool){tasksdb.ItemKind, runsdb.ItemKind, chatdb.ItemKind}
+
+// kindOf names the kind of an item by its sort key: as its store names it, or, for a key no
+// store claims, as <first segment>Records, so a new record kind is counted without a change here.
 func kindOf(sk string) string {
-	prefix, _, _ := strings.Cut(sk, "#")
-	switch prefix {
-	case "TASK":
-		return "tasks"
-	case "RUN":
-		return "runs"
-	case "SESSION":
-		return "sessions"
-	case "STEP":
-		return "steps"
-	case "DEBUG":
-		return "debugEntries"
-	case "IDEM":
-		return "idempotencyRecords"
-	case "MSG":
-		return "messages"
-	case "SNAP":
-		return "snapshots"
+	for _, kind := range itemKinds {
+		if k, ok := kind(sk); ok {
+			return k
+		}
 	}
+	prefix, _, _ := strings.Cut(sk, "#")
 	return strings.ToLower(prefix) + "Records"
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/shared/runs/runsdb"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
@@ -181,9 +182,9 @@ func (w *world) run(t *testing.T, n int, final tasks.Status) task {
 // entries history steps and an idempotency record, expiring at exp.
 func (w *world) putRun(t *testing.T, runID string, updated, exp time.Time, entries int) {
 	t.Helper()
-	pk := "TENANT#" + tenant + "#RUN#" + runID
+	pk := runsdb.RunPK(tenant, runID)
 	items := []map[string]any{{
-		"PK": pk, "SK": "RUN", "GSI2PK": "RUNS#active", "GSI2SK": updated.UTC().Format("2006-01-02T15:04:05.000000000Z") + "#" + tenant + "#" + runID,
+		"PK": pk, "SK": runsdb.HeaderSK, "GSI2PK": runsdb.ActiveIndexPartition, "GSI2SK": updated.UTC().Format("2006-01-02T15:04:05.000000000Z") + "#" + tenant + "#" + runID,
 		"status": "running", "expiresAt": exp.Unix(),
 	}, {"PK": pk, "SK": "IDEM#step#abc", "expiresAt": exp.Unix()}}
 	for i := range entries {
@@ -243,8 +244,8 @@ func (w *world) partition(t *testing.T, table, pk string) map[string]int {
 	return n
 }
 
-func taskPK(id string) string    { return "TENANT#" + tenant + "#TASK#" + id }
-func sessionPK(id string) string { return "TENANT#" + tenant + "#SESSION#" + id }
+func taskPK(id string) string    { return tasksdb.TaskPK(tenant, id) }
+func sessionPK(id string) string { return chatdb.SessionPK(tenant, id) }
 
 // expiresAt reads the stored expiry of an item (0 when it does not exist).
 func (w *world) expiresAt(t *testing.T, table, pk, sk string) int64 {

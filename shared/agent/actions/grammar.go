@@ -11,7 +11,7 @@ import (
 
 // Grammar is a checked action table with its parser and prompt text. The package functions use
 // the grammar of the built-in table; a narrower one (say, without a server tool that is not
-// configured) is NewGrammar over a filtered Specs(): the model is then neither offered nor
+// configured) is NewGrammar over a filtered table: the model is then neither offered nor
 // allowed the missing actions.
 type Grammar struct {
 	specs  []Spec
@@ -19,9 +19,6 @@ type Grammar struct {
 }
 
 var std = mustGrammar(table)
-
-// Specs is a copy of the built-in action table, in order.
-func Specs() []Spec { return std.Specs() }
 
 // Parse parses an action string with the built-in table (see Grammar.Parse).
 func Parse(s string) (Action, error) { return std.Parse(s) }

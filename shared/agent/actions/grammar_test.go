@@ -46,7 +46,7 @@ func TestOneMoreServerAction(t *testing.T) {
 
 // TestNarrowerGrammar shows a grammar without an action: neither offered nor accepted.
 func TestNarrowerGrammar(t *testing.T) {
-	g, err := NewGrammar(slices.DeleteFunc(Specs(), func(s Spec) bool { return s.Name == "askUser" }))
+	g, err := NewGrammar(slices.DeleteFunc(std.Specs(), func(s Spec) bool { return s.Name == "askUser" }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestNarrowerGrammar(t *testing.T) {
 }
 
 func TestSpecsIsACopy(t *testing.T) {
-	specs := Specs()
+	specs := std.Specs()
 	specs[0].Name = "changed"
 	specs[1].Args[0].Kind = KindText
 	for i := range specs {
@@ -71,7 +71,7 @@ func TestSpecsIsACopy(t *testing.T) {
 	}
 	for _, in := range []string{"click(1)", `setValue(1, "x")`, `scroll("up")`, `pressKey("Enter")`} {
 		if _, err := Parse(in); err != nil {
-			t.Errorf("after changing Specs(), Parse(%s): %v", in, err)
+			t.Errorf("after changing std.Specs(), Parse(%s): %v", in, err)
 		}
 	}
 }
@@ -125,7 +125,7 @@ func TestNewGrammarRejectsBadTables(t *testing.T) {
 func TestTableNamesAreUniqueIgnoringCase(t *testing.T) {
 	// The "did you mean" hint of unknown names relies on it.
 	seen := map[string]string{}
-	for _, s := range Specs() {
+	for _, s := range std.Specs() {
 		k := strings.ToLower(s.Name)
 		if other, dup := seen[k]; dup {
 			t.Errorf("%s and %s differ only in case", s.Name, other)

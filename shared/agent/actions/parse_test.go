@@ -215,7 +215,7 @@ func TestParseInvalid(t *testing.T) {
 
 func TestEveryActionHasValidAndInvalidCases(t *testing.T) {
 	// Keeps the tables above honest when an action is added to the table.
-	for _, s := range Specs() {
+	for _, s := range std.Specs() {
 		if _, err := Parse(sample(s)); err != nil {
 			t.Errorf("the sample of %s does not parse: %v", s.Name, err)
 		}

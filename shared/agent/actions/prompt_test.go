@@ -7,13 +7,13 @@ import (
 
 func TestPromptTextListsEveryAction(t *testing.T) {
 	prompt := PromptText()
-	for _, s := range Specs() {
+	for _, s := range std.Specs() {
 		line := "- " + forms(&s) + " — " + s.Description
 		if !strings.Contains(prompt, line) {
 			t.Errorf("PromptText() lacks %q", line)
 		}
 	}
-	if got, want := strings.Count(prompt, "\n- "), len(Specs())+3; got != want {
+	if got, want := strings.Count(prompt, "\n- "), len(std.Specs())+3; got != want {
 		t.Errorf("PromptText() has %d list lines, want %d (one per action and three rules)", got, want)
 	}
 }
@@ -55,7 +55,7 @@ func TestPromptTextRulesFollowTheTable(t *testing.T) {
 
 func TestPromptFormsParse(t *testing.T) {
 	// Every form the prompt shows, with its placeholders filled in, is an action Parse accepts.
-	for _, s := range Specs() {
+	for _, s := range std.Specs() {
 		for _, form := range strings.Split(forms(&s), " or ") {
 			filled := strings.NewReplacer(
 				"(id", "(3", `"text"`, `"x"`, `"query"`, `"x"`, `"url"`, `"https://example.com"`,

@@ -10,11 +10,8 @@ import (
 // it holds for JavaScript clients too (and so also in runes).
 const maxSummary = 200
 
-// Summary describes a DOM in at most 200 characters for the chat history, e.g.
+// Summary describes the page in at most 200 characters for the chat history, e.g.
 // "Checkout — 42 elements (12 buttons, 8 inputs), 3.1k chars". It is safe on any input.
-func Summary(dom string) string { return Parse(dom).Summary() }
-
-// Summary describes the page in at most 200 characters (see the package function).
 func (p *Page) Summary() string {
 	c := p.Counts()
 	var kinds []string

@@ -15,8 +15,8 @@ func TestSummary(t *testing.T) {
 		{"", "0 elements, 0 chars"},
 	}
 	for _, tc := range tests {
-		if got := Summary(tc.dom); got != tc.want {
-			t.Errorf("Summary(%q):\ngot  %q\nwant %q", tc.dom, got, tc.want)
+		if got := Parse(tc.dom).Summary(); got != tc.want {
+			t.Errorf("Parse(%q).Summary():\ngot  %q\nwant %q", tc.dom, got, tc.want)
 		}
 	}
 }
@@ -35,7 +35,7 @@ func TestSummaryLimits(t *testing.T) {
 	}
 	for name, dom := range doms {
 		t.Run(name, func(t *testing.T) {
-			s := Summary(dom)
+			s := Parse(dom).Summary()
 			checkSummary(t, s)
 			t.Logf("%s", s)
 		})

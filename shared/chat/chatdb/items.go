@@ -33,7 +33,7 @@ type sessionItem struct {
 
 func newSessionItem(s chat.Session) sessionItem {
 	it := sessionItem{
-		PK: sessionPK(s.TenantID, s.ID), SK: sessionSK,
+		PK: SessionPK(s.TenantID, s.ID), SK: SessionSK,
 		GSI1PK: userPartition(s.TenantID, s.UserID, s.Archived), GSI1SK: recency(s.UpdatedAt, s.ID),
 		GSI2PK: statusPartition(s.TenantID, s.UserID, s.Archived, s.Status), GSI2SK: recency(s.UpdatedAt, s.ID),
 		SessionID: s.ID, TenantID: s.TenantID, UserID: s.UserID, TaskID: s.TaskID,
@@ -102,7 +102,7 @@ type usageItem struct {
 
 func newMessageItem(tenantID string, m chat.Message) messageItem {
 	it := messageItem{
-		PK: sessionPK(tenantID, m.SessionID), SK: messageSK(m.SequenceNumber),
+		PK: SessionPK(tenantID, m.SessionID), SK: messageSK(m.SequenceNumber),
 		MessageID: m.ID, SessionID: m.SessionID, TaskID: m.TaskID, Role: m.Role, Content: m.Content,
 		ActionString: m.ActionString, Status: m.Status, SequenceNumber: m.SequenceNumber,
 		Timestamp: sortableTime(m.Timestamp), SnapshotID: m.SnapshotID, DOMSummary: m.DOMSummary,

@@ -26,7 +26,7 @@ func (s *Store) CaptureDOM(ctx context.Context, tenantID, sessionID, dom string)
 	// Eventually consistent is enough: a miss only writes the same item again.
 	res, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:            &s.messages,
-		Key:                  key(sessionPK(tenantID, sessionID), snapshotSK(c.SnapshotID)),
+		Key:                  key(SessionPK(tenantID, sessionID), snapshotSK(c.SnapshotID)),
 		ProjectionExpression: aws.String("expiresAt"),
 	})
 	if err != nil {
@@ -66,7 +66,7 @@ func (s *Store) listMessages(ctx context.Context, tenantID, sessionID string, li
 	}
 	filter := live
 	values := map[string]types.AttributeValue{
-		":pk":  str(sessionPK(tenantID, sessionID)),
+		":pk":  str(SessionPK(tenantID, sessionID)),
 		":msg": str(msgPrefix),
 		":now": num(s.now().Unix()),
 	}
@@ -122,7 +122,7 @@ func (s *Store) getSnapshot(ctx context.Context, tenantID, sessionID, snapshotID
 	if !chat.ValidSnapshotID(snapshotID) || tenantID == "" || sessionID == "" {
 		return "", chat.ErrNotFound
 	}
-	item, err := s.getItem(ctx, s.messages, key(sessionPK(tenantID, sessionID), snapshotSK(snapshotID)))
+	item, err := s.getItem(ctx, s.messages, key(SessionPK(tenantID, sessionID), snapshotSK(snapshotID)))
 	if err != nil {
 		return "", err
 	}

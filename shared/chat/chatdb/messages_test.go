@@ -175,10 +175,10 @@ func TestListMessagesSinceAndLimit(t *testing.T) {
 func expiry(t *testing.T, s *Store, sessionID, sk string) time.Time {
 	t.Helper()
 	var table = s.messages
-	if sk == sessionSK {
+	if sk == SessionSK {
 		table = s.sessions
 	}
-	item, err := s.getItem(t.Context(), table, key(sessionPK("ten", sessionID), sk))
+	item, err := s.getItem(t.Context(), table, key(SessionPK("ten", sessionID), sk))
 	if err != nil || item == nil {
 		t.Fatalf("get %s: (%v, %v)", sk, item, err)
 	}
@@ -221,7 +221,7 @@ func TestRetentionOnWrite(t *testing.T) {
 	m, _ := stepWithDOM(t, s, "ten", sess.ID, page)
 	snap := snapshotSK(m.SnapshotID)
 	checkExpiry(t, s, sess.ID, "active", []wantExpiry{
-		{sessionSK, after(at1, 50*time.Hour)},
+		{SessionSK, after(at1, 50*time.Hour)},
 		{messageSK(1), after(t0, 50*time.Hour)},
 		{messageSK(2), after(at1, 50*time.Hour)},
 		{snap, after(at1, 30*time.Hour)},
@@ -239,7 +239,7 @@ func TestRetentionOnWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkExpiry(t, s, sess.ID, "completed", []wantExpiry{
-		{sessionSK, after(at2, 40*time.Hour)},
+		{SessionSK, after(at2, 40*time.Hour)},
 		{messageSK(1), after(at2, 40*time.Hour)},
 		{messageSK(2), after(at2, 40*time.Hour)},
 		{messageSK(3), after(at2, 40*time.Hour)},
@@ -257,7 +257,7 @@ func TestRetentionOnWrite(t *testing.T) {
 		t.Errorf("SetStatus(interrupted) expiry: got %v, want %v", got.ExpiresAt, after(at3, 20*time.Hour))
 	}
 	checkExpiry(t, s, sess.ID, "interrupted", []wantExpiry{
-		{sessionSK, after(at3, 20*time.Hour)},
+		{SessionSK, after(at3, 20*time.Hour)},
 		{messageSK(1), after(at3, 20*time.Hour)},
 		{messageSK(3), after(at3, 20*time.Hour)},
 		{snap, after(at3, 20*time.Hour)},
@@ -324,7 +324,7 @@ func TestExpiredIsAbsent(t *testing.T) {
 func expireNow(s *Store, sessionID, sk string) *dynamodb.UpdateItemInput {
 	return &dynamodb.UpdateItemInput{
 		TableName:                 &s.messages,
-		Key:                       key(sessionPK("ten", sessionID), sk),
+		Key:                       key(SessionPK("ten", sessionID), sk),
 		UpdateExpression:          aws.String("SET expiresAt = :now"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":now": epoch(s.Now())},
 	}

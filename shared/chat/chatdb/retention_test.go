@@ -33,8 +33,8 @@ func TestRetentionIndexKeys(t *testing.T) {
 	s, clk, _ := newStore(t)
 	ctx := t.Context()
 	sess := create(t, s, "ten", "ana", "q")
-	pk := sessionPK("ten", sess.ID)
-	sessionKey := key(pk, sessionSK)
+	pk := SessionPK("ten", sess.ID)
+	sessionKey := key(pk, SessionSK)
 
 	check := func(stage, wantPK, wantSK string) {
 		t.Helper()

@@ -30,7 +30,7 @@ func (s *Store) getSession(ctx context.Context, tenantID, sessionID string) (cha
 	if tenantID == "" || sessionID == "" {
 		return chat.Session{}, chat.ErrNotFound
 	}
-	item, err := s.getItem(ctx, s.sessions, key(sessionPK(tenantID, sessionID), sessionSK))
+	item, err := s.getItem(ctx, s.sessions, key(SessionPK(tenantID, sessionID), SessionSK))
 	if err != nil {
 		return chat.Session{}, err
 	}
@@ -192,7 +192,7 @@ func (s *Store) Archive(ctx context.Context, tenantID, userID, sessionID string)
 		now := s.now()
 		res, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                &s.sessions,
-			Key:                      key(sessionPK(tenantID, sessionID), sessionSK),
+			Key:                      key(SessionPK(tenantID, sessionID), SessionSK),
 			UpdateExpression:         aws.String("SET archived = :true, archivedAt = :now, GSI1PK = :byUser, GSI2PK = :byStatus"),
 			ConditionExpression:      aws.String("#status = :seenStatus AND archived = :false"),
 			ExpressionAttributeNames: map[string]string{"#status": "status"},
@@ -311,8 +311,7 @@ func (st *stream) rest(ctx context.Context) (int, error) {
 
 // sessionOfPK is the session ID at the end of a session's PK (TENANT#t#SESSION#s).
 func sessionOfPK(pk string) string {
-	const marker = "#SESSION#"
-	return pk[strings.LastIndex(pk, marker)+len(marker):]
+	return pk[strings.LastIndex(pk, sessionMarker)+len(sessionMarker):]
 }
 
 // batchGetSessions reads the sessions of entries, in their order, leaving out those gone or
@@ -321,7 +320,7 @@ func (s *Store) batchGetSessions(ctx context.Context, entries []entry) ([]chat.S
 	found := map[string]chat.Session{}
 	keys := make([]map[string]types.AttributeValue, 0, len(entries))
 	for _, e := range entries {
-		keys = append(keys, key(e.pk, sessionSK))
+		keys = append(keys, key(e.pk, SessionSK))
 	}
 	items, err := dynamo.BatchGet(ctx, s.client, s.sessions, keys, types.KeysAndAttributes{ConsistentRead: aws.Bool(true)})
 	if err != nil {

@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -81,13 +82,47 @@ func (s *Store) now() time.Time { return s.Now().UTC().Round(0) }
 const (
 	gsi1       = "GSI1"
 	gsi2       = "GSI2"
-	sessionSK  = "SESSION"
 	msgPrefix  = "MSG#"
 	snapPrefix = "SNAP#"
 )
 
-func sessionPK(tenantID, sessionID string) string {
-	return "TENANT#" + tenantID + "#SESSION#" + sessionID
+// SessionSK is the sort key of a session item.
+const SessionSK = "SESSION"
+
+// sessionMarker separates the tenant from the session in a session's PK.
+const sessionMarker = "#SESSION#"
+
+// SessionPK is the partition of a session: the session item in the Sessions table, its messages
+// and snapshots in the Messages table.
+func SessionPK(tenantID, sessionID string) string {
+	return "TENANT#" + tenantID + sessionMarker + sessionID
+}
+
+// ParseSessionPK splits a session's PK (TENANT#<t>#SESSION#<s>); ok is false for any other key.
+func ParseSessionPK(pk string) (tenantID, sessionID string, ok bool) {
+	rest, found := strings.CutPrefix(pk, "TENANT#")
+	if !found {
+		return "", "", false
+	}
+	i := strings.LastIndex(rest, sessionMarker)
+	if i <= 0 || i+len(sessionMarker) == len(rest) {
+		return "", "", false
+	}
+	return rest[:i], rest[i+len(sessionMarker):], true
+}
+
+// ItemKind names an item of the store by its sort key, as the retention cleanup counts what it
+// deletes: sessions, messages or snapshots. ok is false for a key the store does not write.
+func ItemKind(sk string) (kind string, ok bool) {
+	switch {
+	case sk == SessionSK:
+		return "sessions", true
+	case strings.HasPrefix(sk, msgPrefix):
+		return "messages", true
+	case strings.HasPrefix(sk, snapPrefix):
+		return "snapshots", true
+	}
+	return "", false
 }
 func messageSK(seq int) string    { return fmt.Sprintf("%s%010d", msgPrefix, seq) }
 func snapshotSK(id string) string { return snapPrefix + id }
@@ -101,7 +136,7 @@ func retentionKeys(s chat.Session) (partition, sort string) {
 	if s.Status == chat.StatusActive {
 		return ActivePartition, expiryindex.ActiveSortKey(s.UpdatedAt, s.TenantID, s.ID)
 	}
-	return expiryindex.Keys(sessionPK(s.TenantID, s.ID), s.ExpiresAt)
+	return expiryindex.Keys(SessionPK(s.TenantID, s.ID), s.ExpiresAt)
 }
 
 func view(archived bool) string {

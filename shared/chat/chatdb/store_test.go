@@ -80,7 +80,7 @@ func appendMsgs(t *testing.T, s *Store, sess chat.Session, contents ...string) c
 // starts with prefix (every item for ""), expired or not.
 func rawItems(t *testing.T, s *Store, tenantID, sessionID, prefix string) []map[string]types.AttributeValue {
 	t.Helper()
-	cond, values := "PK = :pk", map[string]types.AttributeValue{":pk": str(sessionPK(tenantID, sessionID))}
+	cond, values := "PK = :pk", map[string]types.AttributeValue{":pk": str(SessionPK(tenantID, sessionID))}
 	if prefix != "" {
 		cond += " AND begins_with(SK, :p)"
 		values[":p"] = str(prefix)
@@ -111,4 +111,24 @@ func sequence(msgs []chat.Message) []int {
 		out[i] = m.SequenceNumber
 	}
 	return out
+}
+
+func TestParseSessionPK(t *testing.T) {
+	tests := []struct {
+		pk, tenant, session string
+		ok                  bool
+	}{
+		{SessionPK("t1", "s1"), "t1", "s1", true},
+		{"TENANT#org#x#SESSION#s1", "org#x", "s1", true},
+		{"TENANT#t1#TASK#s1", "", "", false},
+		{"TENANT##SESSION#s1", "", "", false},
+		{"TENANT#t1#SESSION#", "", "", false},
+		{"SESSION#s1", "", "", false},
+	}
+	for _, tc := range tests {
+		tenant, session, ok := ParseSessionPK(tc.pk)
+		if tenant != tc.tenant || session != tc.session || ok != tc.ok {
+			t.Errorf("ParseSessionPK(%q): got (%q, %q, %v), want (%q, %q, %v)", tc.pk, tenant, session, ok, tc.tenant, tc.session, tc.ok)
+		}
+	}
 }

@@ -92,7 +92,7 @@ func (s *Store) AppendWrites(sess chat.Session, step Step, now time.Time) (Batch
 	retentionPK, retentionSK := retentionKeys(next)
 	update := types.TransactWriteItem{Update: &types.Update{
 		TableName: &s.sessions,
-		Key:       key(sessionPK(sess.TenantID, sess.ID), sessionSK),
+		Key:       key(SessionPK(sess.TenantID, sess.ID), SessionSK),
 		UpdateExpression: aws.String("SET messageCount = :count, updatedAt = :updated, expiresAt = :expires, " +
 			"#status = :status, taskId = :task, GSI1SK = :recency, GSI2SK = :recency, GSI2PK = :byStatus, " +
 			"RetentionPK = :retentionPK, RetentionSK = :retentionSK"),
@@ -135,7 +135,7 @@ func (s *Store) StatusWrites(sess chat.Session, status chat.Status, now time.Tim
 	retentionPK, retentionSK := retentionKeys(next)
 	update := types.TransactWriteItem{Update: &types.Update{
 		TableName: &s.sessions,
-		Key:       key(sessionPK(sess.TenantID, sess.ID), sessionSK),
+		Key:       key(SessionPK(sess.TenantID, sess.ID), SessionSK),
 		UpdateExpression: aws.String("SET #status = :status, expiresAt = :expires, GSI2PK = :byStatus, " +
 			"RetentionPK = :retentionPK, RetentionSK = :retentionSK"),
 		ConditionExpression:      aws.String(unchanged),
@@ -227,7 +227,7 @@ func (s *Store) advance(sess chat.Session, step Step, now time.Time) (Batch, err
 			return Batch{}, fmt.Errorf("snapshot %s: no message of the step references it", snap.ID)
 		}
 		it := snapshotItem{
-			PK: sessionPK(next.TenantID, next.ID), SK: snapshotSK(snap.ID),
+			PK: SessionPK(next.TenantID, next.ID), SK: snapshotSK(snap.ID),
 			SnapshotID: snap.ID, Gzip: snap.Gzip, DOMLength: snap.Length,
 			CreatedAt: sortableTime(now), ExpiresAt: s.Retention.SnapshotExpiry(now, next.ExpiresAt),
 		}
@@ -368,7 +368,7 @@ func (s *Store) alignRetention(ctx context.Context, tenantID, sessionID string) 
 		return err
 	}
 	now, target := s.now(), sess.ExpiresAt
-	pk := sessionPK(tenantID, sessionID)
+	pk := SessionPK(tenantID, sessionID)
 	p := dynamodb.NewQueryPaginator(s.client, &dynamodb.QueryInput{
 		TableName:                &s.messages,
 		KeyConditionExpression:   aws.String("PK = :pk AND begins_with(SK, :msg)"),

@@ -56,9 +56,6 @@ func New(docs [][]string, p Params) *Index {
 	return ix
 }
 
-// Len is the number of documents.
-func (ix *Index) Len() int { return len(ix.tf) }
-
 // Scores returns every document's score for the query terms; a repeated query term counts once.
 func (ix *Index) Scores(query []string) []float64 {
 	scores := make([]float64, len(ix.tf))

@@ -79,7 +79,7 @@ func TestTopBreaksTiesByCorpusOrder(t *testing.T) {
 
 func TestEmptyIndex(t *testing.T) {
 	ix := New(nil, Default)
-	if ix.Len() != 0 || len(ix.Top([]string{"x"}, 5)) != 0 {
+	if len(ix.tf) != 0 || len(ix.Top([]string{"x"}, 5)) != 0 {
 		t.Error("an empty index ranked something")
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -67,6 +68,34 @@ func stepSK(n int) string { return fmt.Sprintf("STEP#%06d", n) }
 func idemSK(scope, key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return "IDEM#" + scope + "#" + hex.EncodeToString(sum[:])
+}
+
+// ItemKind names an item of the store by its sort key, as the retention cleanup counts what it
+// deletes: runs, steps (history entries) or idempotencyRecords. ok is false for a key the store
+// does not write.
+func ItemKind(sk string) (kind string, ok bool) {
+	switch {
+	case sk == HeaderSK:
+		return "runs", true
+	case strings.HasPrefix(sk, "STEP#"):
+		return "steps", true
+	case strings.HasPrefix(sk, "IDEM#"):
+		return "idempotencyRecords", true
+	}
+	return "", false
+}
+
+// parseTime reads a stored time. An absent one is the zero time; a corrupt one is an error, not
+// a zero time that would pass for a real one.
+func parseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("stored time %q: %w", s, err)
+	}
+	return t, nil
 }
 
 func keyOf(pk, sk string) map[string]types.AttributeValue {
@@ -131,16 +160,22 @@ func (s *Store) headerOf(r runs.Run) headerItem {
 	return it
 }
 
-func (i headerItem) run() runs.Run {
-	created, _ := time.Parse(time.RFC3339Nano, i.CreatedAt)
-	updated, _ := time.Parse(time.RFC3339Nano, i.UpdatedAt)
+func (i headerItem) run() (runs.Run, error) {
+	created, err := parseTime(i.CreatedAt)
+	if err != nil {
+		return runs.Run{}, fmt.Errorf("stored run %s: createdAt: %w", i.RunID, err)
+	}
+	updated, err := parseTime(i.UpdatedAt)
+	if err != nil {
+		return runs.Run{}, fmt.Errorf("stored run %s: updatedAt: %w", i.RunID, err)
+	}
 	return runs.Run{
 		ID: i.RunID, TenantID: i.TenantID, UserID: i.UserID, Task: i.Task, Mode: runs.Mode(i.Mode),
 		Status: runs.Status(i.Status), CurrentStep: i.CurrentStep, MaxSteps: i.MaxSteps,
 		PendingQuestion: i.PendingQuestion, PendingTool: i.PendingTool, CurrentSnapshot: i.CurrentSnapshot,
 		Reflections: i.Reflections, LastResult: i.LastResult, LastAnswer: i.LastAnswer, Result: i.Result, Error: i.Error,
 		CreatedAt: created, UpdatedAt: updated,
-	}
+	}, nil
 }
 
 type entryItem struct {
@@ -165,14 +200,17 @@ type entryItem struct {
 	ExpiresAt      int64            `dynamodbav:"expiresAt"`
 }
 
-func (i entryItem) entry() runs.Entry {
-	created, _ := time.Parse(time.RFC3339Nano, i.CreatedAt)
+func (i entryItem) entry() (runs.Entry, error) {
+	created, err := parseTime(i.CreatedAt)
+	if err != nil {
+		return runs.Entry{}, fmt.Errorf("stored entry %d: createdAt: %w", i.StepNumber, err)
+	}
 	return runs.Entry{
 		StepNumber: i.StepNumber, Action: i.Action, Tool: i.Tool, Question: i.Question, Answer: i.Answer,
 		Thought: i.Thought, Warning: i.Warning, PreviousResult: i.PreviousResult, UserAnswer: i.UserAnswer,
 		URL: i.URL, PageHash: i.PageHash, Model: i.Model, Usage: i.Usage, LLMAttempts: i.LLMAttempts,
 		LLMLatency: time.Duration(i.LLMLatencyMs) * time.Millisecond, CreatedAt: created,
-	}
+	}, nil
 }
 
 // Create stores a new run, stamped now.
@@ -214,7 +252,7 @@ func (s *Store) Get(ctx context.Context, tenantID, runID string) (runs.Run, erro
 	if s.expired(it.ExpiresAt) {
 		return runs.Run{}, runs.ErrNotFound
 	}
-	return it.run(), nil
+	return it.run()
 }
 
 // Entries returns the run's last entries (every entry when last is 0), oldest first.
@@ -243,9 +281,14 @@ func (s *Store) Entries(ctx context.Context, tenantID, runID string, last int) (
 			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
 				return nil, fmt.Errorf("decode entry of run %s: %w", runID, err)
 			}
-			if !s.expired(it.ExpiresAt) {
-				entries = append(entries, it.entry())
+			if s.expired(it.ExpiresAt) {
+				continue
 			}
+			e, err := it.entry()
+			if err != nil {
+				return nil, fmt.Errorf("run %s: %w", runID, err)
+			}
+			entries = append(entries, e)
 		}
 	}
 	if last > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -228,5 +229,25 @@ func TestIdempotency(t *testing.T) {
 	// A concurrent request with the same key lost the race: it is told so, not that the run changed.
 	if err := f.store.Save(ctx, run, next, &runs.Entry{StepNumber: 1, Action: runs.ToolObserve}, rec); !errors.Is(err, runs.ErrIdempotencyRace) {
 		t.Errorf("Save() with a recorded key error = %v, want ErrIdempotencyRace", err)
+	}
+}
+
+// A corrupt timestamp is a store error, not a zero time that passes for a real one.
+func TestCorruptTimestampIsAnError(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	if _, err := f.store.Create(ctx, newRun("r1")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(f.db.Tables["TasksTable"]), Key: keyOf(RunPK("ten-a", "r1"), HeaderSK),
+		UpdateExpression:          aws.String("SET updatedAt = :bad"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":bad": &types.AttributeValueMemberS{Value: "2026-13-01"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.Get(ctx, "ten-a", "r1"); err == nil || errors.Is(err, runs.ErrNotFound) || !strings.Contains(err.Error(), "updatedAt") {
+		t.Errorf("Get with a corrupt updatedAt: %v, want an error naming updatedAt", err)
 	}
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/screenagent/backend/shared/tasks"
 )
 
-// Sort-key prefixes of the records. The retention cleanup names what it deletes by the prefix,
-// so these are counted as verificationRecords and correctionRecords.
+// Sort-key prefixes of the records, counted by the retention cleanup as verificationRecords and
+// correctionRecords (ItemKind).
 const (
 	verificationPrefix = "VERIFICATION#"
 	correctionPrefix   = "CORRECTION#"
@@ -91,7 +91,7 @@ func (s *Store) VerificationItem(tenantID string, v tasks.Verification) (dynamo.
 	}
 	created, expires := s.recordTimes(v.CreatedAt)
 	it := verificationItem{
-		PK: taskPK(tenantID, v.TaskID), SK: verificationSK(v.StepIndex),
+		PK: TaskPK(tenantID, v.TaskID), SK: verificationSK(v.StepIndex),
 		TaskID: v.TaskID, StepIndex: v.StepIndex, Action: v.Action, Verdict: v.Verdict, Method: v.Method,
 		Expected: v.Expected, Evidence: v.Evidence, CreatedAt: created.Format(time.RFC3339Nano), ExpiresAt: expires,
 	}
@@ -107,7 +107,7 @@ func (s *Store) CorrectionItem(tenantID string, c tasks.Correction) (dynamo.Item
 	}
 	created, expires := s.recordTimes(c.CreatedAt)
 	it := correctionItem{
-		PK: taskPK(tenantID, c.TaskID), SK: correctionSK(c.StepIndex, created),
+		PK: TaskPK(tenantID, c.TaskID), SK: correctionSK(c.StepIndex, created),
 		TaskID: c.TaskID, StepIndex: c.StepIndex, Strategy: c.Strategy, Reason: c.Reason,
 		FailedAction: c.FailedAction, Action: c.Action, CreatedAt: created.Format(time.RFC3339Nano), ExpiresAt: expires,
 	}
@@ -125,7 +125,7 @@ func (s *Store) recordPut(it any, kind string) (dynamo.Item, error) {
 
 // Verifications returns the task's verification records in step order (oldest first).
 func (s *Store) Verifications(ctx context.Context, tenantID, taskID string) ([]tasks.Verification, error) {
-	items, err := s.queryPrefix(ctx, taskPK(tenantID, taskID), verificationPrefix)
+	items, err := s.queryPrefix(ctx, TaskPK(tenantID, taskID), verificationPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("verification records of task %s: %w", taskID, err)
 	}
@@ -138,7 +138,10 @@ func (s *Store) Verifications(ctx context.Context, tenantID, taskID string) ([]t
 		if s.expired(it.ExpiresAt) {
 			continue
 		}
-		created, _ := time.Parse(time.RFC3339Nano, it.CreatedAt)
+		created, err := parseTime(it.CreatedAt)
+		if err != nil {
+			return nil, fmt.Errorf("stored verification record %s of task %s: createdAt: %w", it.SK, taskID, err)
+		}
 		out = append(out, tasks.Verification{
 			TaskID: it.TaskID, StepIndex: it.StepIndex, Action: it.Action, Verdict: it.Verdict, Method: it.Method,
 			Expected: it.Expected, Evidence: it.Evidence, CreatedAt: created,
@@ -149,7 +152,7 @@ func (s *Store) Verifications(ctx context.Context, tenantID, taskID string) ([]t
 
 // Corrections returns the task's correction records in step order (oldest first).
 func (s *Store) Corrections(ctx context.Context, tenantID, taskID string) ([]tasks.Correction, error) {
-	items, err := s.queryPrefix(ctx, taskPK(tenantID, taskID), correctionPrefix)
+	items, err := s.queryPrefix(ctx, TaskPK(tenantID, taskID), correctionPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("correction records of task %s: %w", taskID, err)
 	}
@@ -162,7 +165,10 @@ func (s *Store) Corrections(ctx context.Context, tenantID, taskID string) ([]tas
 		if s.expired(it.ExpiresAt) {
 			continue
 		}
-		created, _ := time.Parse(time.RFC3339Nano, it.CreatedAt)
+		created, err := parseTime(it.CreatedAt)
+		if err != nil {
+			return nil, fmt.Errorf("stored correction record %s of task %s: createdAt: %w", it.SK, taskID, err)
+		}
 		out = append(out, tasks.Correction{
 			TaskID: it.TaskID, StepIndex: it.StepIndex, Strategy: it.Strategy, Reason: it.Reason,
 			FailedAction: it.FailedAction, Action: it.Action, CreatedAt: created,

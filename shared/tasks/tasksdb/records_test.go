@@ -188,7 +188,7 @@ func TestRecordsExpireAtTheirOwnRetention(t *testing.T) {
 		[]tasks.Correction{{TaskID: "t1", StepIndex: 0, Strategy: tasks.AlternativeTool}}); err != nil {
 		t.Fatal(err)
 	}
-	pk := taskPK("ten-a", "t1")
+	pk := TaskPK("ten-a", "t1")
 	want := fmt.Sprint(f.now.Add(f.store.Retention.Records).Unix())
 	for _, sk := range []string{verificationSK(0), correctionSK(0, f.now)} {
 		item := f.raw(t, pk, sk, indexAttrs...)

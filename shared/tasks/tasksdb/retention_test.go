@@ -59,11 +59,11 @@ var indexAttrs = []string{"expiresAt", "RetentionPK", "RetentionSK", "GSI2PK"}
 func TestRetentionIndexKeys(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	pk := taskPK("ten-a", "t1")
+	pk := TaskPK("ten-a", "t1")
 	if err := f.append(t, newTask("t1"), true, "click(1)", tasks.StatusActive); err != nil {
 		t.Fatal(err)
 	}
-	header := f.raw(t, pk, "TASK", indexAttrs...)
+	header := f.raw(t, pk, HeaderSK, indexAttrs...)
 	if header["GSI2PK"] != ActiveIndexPartition {
 		t.Errorf("active task: got GSI2PK %q, want %q", header["GSI2PK"], ActiveIndexPartition)
 	}
@@ -74,7 +74,7 @@ func TestRetentionIndexKeys(t *testing.T) {
 	if err := f.append(t, task, false, "finish()", tasks.StatusCompleted); err != nil {
 		t.Fatal(err)
 	}
-	header = f.raw(t, pk, "TASK", indexAttrs...)
+	header = f.raw(t, pk, HeaderSK, indexAttrs...)
 	if header["GSI2PK"] != "" {
 		t.Errorf("completed task: got GSI2PK %q, want none", header["GSI2PK"])
 	}
@@ -87,7 +87,7 @@ func TestRetentionIndexKeys(t *testing.T) {
 	if err := f.store.FailTask(ctx, t2, "too many steps"); err != nil {
 		t.Fatal(err)
 	}
-	wantIndexed(t, "failed task", f.raw(t, taskPK("ten-a", "t2"), "TASK", indexAttrs...), taskPK("ten-a", "t2"), true)
+	wantIndexed(t, "failed task", f.raw(t, TaskPK("ten-a", "t2"), HeaderSK, indexAttrs...), TaskPK("ten-a", "t2"), true)
 
 	if err := f.store.PutDebug(ctx, "ten-a", tasks.DebugEntry{ID: "d1", TaskID: "t1", LogType: "step", CreatedAt: f.now}); err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestExpiredStepsAreAbsent(t *testing.T) {
 	}
 	// The first step past its expiry, as TTL lag leaves it.
 	_, err := f.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(f.db.Tables["TasksTable"]), Key: keyOf(taskPK("ten-a", "t1"), stepSK(0)),
+		TableName: aws.String(f.db.Tables["TasksTable"]), Key: keyOf(TaskPK("ten-a", "t1"), stepSK(0)),
 		UpdateExpression:          aws.String("SET expiresAt = :now"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":now": &types.AttributeValueMemberN{Value: fmt.Sprint(f.now.Unix())}},
 	})

@@ -62,15 +62,53 @@ func New(client *dynamodb.Client, table string) *Store {
 // ActiveIndexPartition is the GSI2 partition of active tasks, for idle detection.
 const ActiveIndexPartition = "TASKS#active"
 
+// HeaderSK is the sort key of a task's header.
+const HeaderSK = "TASK"
+
 // sortableTime is fixed-width so that string order is time order.
 const sortableTime = "2006-01-02T15:04:05.000000000Z"
 
-func taskPK(tenantID, taskID string) string { return "TENANT#" + tenantID + "#TASK#" + taskID }
+// TaskPK is the partition of a task: its header, steps, debug entries and records.
+func TaskPK(tenantID, taskID string) string { return "TENANT#" + tenantID + "#TASK#" + taskID }
 func stepSK(i int) string                   { return fmt.Sprintf("STEP#%06d", i) }
 func debugPartition(tenantID string) string { return "TENANT#" + tenantID + "#DEBUG" }
 func idemPK(tenantID, key string) string {
 	sum := sha256.Sum256([]byte(key))
 	return "TENANT#" + tenantID + "#IDEM#" + hex.EncodeToString(sum[:])
+}
+
+// ItemKind names an item of the store by its sort key, as the retention cleanup counts what it
+// deletes: tasks, steps, debugEntries, idempotencyRecords, verificationRecords or
+// correctionRecords. ok is false for a key the store does not write.
+func ItemKind(sk string) (kind string, ok bool) {
+	switch {
+	case sk == HeaderSK:
+		return "tasks", true
+	case strings.HasPrefix(sk, "STEP#"):
+		return "steps", true
+	case strings.HasPrefix(sk, "DEBUG#"):
+		return "debugEntries", true
+	case sk == "IDEM":
+		return "idempotencyRecords", true
+	case strings.HasPrefix(sk, verificationPrefix):
+		return "verificationRecords", true
+	case strings.HasPrefix(sk, correctionPrefix):
+		return "correctionRecords", true
+	}
+	return "", false
+}
+
+// parseTime reads a stored time. An absent one is the zero time; a corrupt one is an error, not
+// a zero time that would pass for a real one.
+func parseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("stored time %q: %w", s, err)
+	}
+	return t, nil
 }
 
 func keyOf(pk, sk string) map[string]types.AttributeValue {
@@ -103,14 +141,20 @@ type taskItem struct {
 	ExpiresAt     int64        `dynamodbav:"expiresAt"`
 }
 
-func (i taskItem) task() tasks.Task {
-	created, _ := time.Parse(time.RFC3339Nano, i.CreatedAt)
-	updated, _ := time.Parse(time.RFC3339Nano, i.UpdatedAt)
+func (i taskItem) task() (tasks.Task, error) {
+	created, err := parseTime(i.CreatedAt)
+	if err != nil {
+		return tasks.Task{}, fmt.Errorf("stored task %s: createdAt: %w", i.TaskID, err)
+	}
+	updated, err := parseTime(i.UpdatedAt)
+	if err != nil {
+		return tasks.Task{}, fmt.Errorf("stored task %s: updatedAt: %w", i.TaskID, err)
+	}
 	return tasks.Task{
 		ID: i.TaskID, TenantID: i.TenantID, UserID: i.UserID, SessionID: i.SessionID, URL: i.URL, Query: i.Query,
 		Status: tasks.Status(i.Status), StepCount: i.StepCount, FailureReason: i.FailureReason, Result: i.Result, Memory: i.Memory,
 		CreatedAt: created, UpdatedAt: updated,
-	}
+	}, nil
 }
 
 type stepItem struct {
@@ -132,14 +176,17 @@ type stepItem struct {
 	ExpiresAt      int64         `dynamodbav:"expiresAt"`
 }
 
-func (i stepItem) step() tasks.Step {
-	created, _ := time.Parse(time.RFC3339Nano, i.CreatedAt)
+func (i stepItem) step() (tasks.Step, error) {
+	created, err := parseTime(i.CreatedAt)
+	if err != nil {
+		return tasks.Step{}, fmt.Errorf("stored step %d: createdAt: %w", i.StepIndex, err)
+	}
 	return tasks.Step{
 		Index: i.StepIndex, Thought: i.Thought, Action: i.Action, ModelAction: i.ModelAction, PreviousReport: i.PreviousReport,
 		UserMessage: i.UserMessage, URL: i.URL, Usage: i.Usage, Model: i.Model, LLMAttempts: i.LLMAttempts,
 		LLMLatency: time.Duration(i.LLMLatencyMs) * time.Millisecond, Duration: time.Duration(i.DurationMs) * time.Millisecond,
 		CreatedAt: created,
-	}
+	}, nil
 }
 
 func (s *Store) now() time.Time { return s.Now().UTC() }
@@ -151,7 +198,7 @@ func (s *Store) expired(expiresAt int64) bool {
 // GetTask returns the tenant's task; another tenant's or an expired task is ErrNotFound.
 func (s *Store) GetTask(ctx context.Context, tenantID, taskID string) (tasks.Task, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: keyOf(taskPK(tenantID, taskID), "TASK"), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.table), Key: keyOf(TaskPK(tenantID, taskID), HeaderSK), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return tasks.Task{}, fmt.Errorf("get task %s: %w", taskID, err)
@@ -166,12 +213,12 @@ func (s *Store) GetTask(ctx context.Context, tenantID, taskID string) (tasks.Tas
 	if s.expired(it.ExpiresAt) {
 		return tasks.Task{}, tasks.ErrNotFound
 	}
-	return it.task(), nil
+	return it.task()
 }
 
 // Steps returns the task's steps in order.
 func (s *Store) Steps(ctx context.Context, tenantID, taskID string) ([]tasks.Step, error) {
-	items, err := s.queryPrefix(ctx, taskPK(tenantID, taskID), "STEP#")
+	items, err := s.queryPrefix(ctx, TaskPK(tenantID, taskID), "STEP#")
 	if err != nil {
 		return nil, fmt.Errorf("steps of task %s: %w", taskID, err)
 	}
@@ -181,9 +228,14 @@ func (s *Store) Steps(ctx context.Context, tenantID, taskID string) ([]tasks.Ste
 		if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
 			return nil, fmt.Errorf("decode step of task %s: %w", taskID, err)
 		}
-		if !s.expired(it.ExpiresAt) {
-			steps = append(steps, it.step())
+		if s.expired(it.ExpiresAt) {
+			continue
 		}
+		step, err := it.step()
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", taskID, err)
+		}
+		steps = append(steps, step)
 	}
 	return steps, nil
 }
@@ -211,7 +263,7 @@ func (s *Store) StepItems(task tasks.Task, isNew bool, step tasks.Step, status t
 	}
 	expires := now.Add(s.Retention.For(status)).Unix()
 	header := taskItem{
-		PK: taskPK(task.TenantID, task.ID), SK: "TASK",
+		PK: TaskPK(task.TenantID, task.ID), SK: HeaderSK,
 		TaskID: task.ID, TenantID: task.TenantID, UserID: task.UserID, SessionID: task.SessionID, URL: task.URL, Query: task.Query,
 		Status: string(status), StepCount: task.StepCount + 1, FailureReason: task.FailureReason, Result: task.Result, Memory: task.Memory,
 		CreatedAt: now.Format(time.RFC3339Nano), UpdatedAt: now.Format(time.RFC3339Nano), ExpiresAt: expires,
@@ -261,12 +313,12 @@ func (s *Store) StepItems(task tasks.Task, isNew bool, step tasks.Step, status t
 // on the step count makes it lose to a concurrent step rather than overwrite it.
 func (s *Store) FailTask(ctx context.Context, task tasks.Task, reason string) error {
 	now := s.now()
-	pk := taskPK(task.TenantID, task.ID)
+	pk := TaskPK(task.TenantID, task.ID)
 	exp := now.Add(s.Retention.Finished)
 	retentionPK, retentionSK := expiry.Keys(pk, exp)
 	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table),
-		Key:       keyOf(pk, "TASK"),
+		Key:       keyOf(pk, HeaderSK),
 		UpdateExpression: aws.String("SET #status = :failed, failureReason = :reason, updatedAt = :now, expiresAt = :exp, " +
 			"RetentionPK = :rpk, RetentionSK = :rsk REMOVE GSI2PK, GSI2SK"),
 		ConditionExpression:      aws.String("stepCount = :expected AND #status = :active AND expiresAt > :nowEpoch"),
@@ -325,7 +377,10 @@ func (s *Store) GetIdempotency(ctx context.Context, tenantID, key string) (tasks
 	if s.expired(it.ExpiresAt) {
 		return tasks.IdempotencyRecord{}, tasks.ErrNotFound
 	}
-	created, _ := time.Parse(time.RFC3339Nano, it.CreatedAt)
+	created, err := parseTime(it.CreatedAt)
+	if err != nil {
+		return tasks.IdempotencyRecord{}, fmt.Errorf("stored idempotency record: createdAt: %w", err)
+	}
 	return tasks.IdempotencyRecord{Key: key, RequestHash: it.RequestHash, StatusCode: it.StatusCode, Body: it.Body, Pending: it.Pending, CreatedAt: created}, nil
 }
 
@@ -406,7 +461,7 @@ func (s *Store) ReleaseTask(ctx context.Context, tenantID, taskID, leaseID strin
 }
 
 func (s *Store) lease(tenantID, taskID, leaseID string, until time.Time) dynamo.Lease {
-	return dynamo.Lease{Table: s.table, Key: keyOf(taskPK(tenantID, taskID), "TASK"), ID: leaseID, Until: until}
+	return dynamo.Lease{Table: s.table, Key: keyOf(TaskPK(tenantID, taskID), HeaderSK), ID: leaseID, Until: until}
 }
 
 // IdempotencyItem is the write that records a response under its key, in the step's transaction,
@@ -457,7 +512,7 @@ type debugItem struct {
 func (s *Store) DebugItem(tenantID string, e tasks.DebugEntry) (dynamo.Item, error) {
 	ts := e.CreatedAt.UTC().Format(sortableTime)
 	it := debugItem{
-		PK: taskPK(tenantID, e.TaskID), SK: "DEBUG#" + ts + "#" + e.ID,
+		PK: TaskPK(tenantID, e.TaskID), SK: "DEBUG#" + ts + "#" + e.ID,
 		GSI1PK: debugPartition(tenantID), GSI1SK: ts + "#" + e.ID,
 		ID: e.ID, TaskID: e.TaskID, LogType: e.LogType, Data: e.Data,
 		CreatedAt: e.CreatedAt.UTC().Format(time.RFC3339Nano), ExpiresAt: e.CreatedAt.Add(s.Retention.Debug).Unix(),
@@ -495,7 +550,7 @@ func (s *Store) ListDebug(ctx context.Context, tenantID string, f tasks.DebugFil
 	if f.TaskID != "" {
 		// One task's entries live in its own partition: no tenant-wide read needed.
 		in.KeyConditionExpression = aws.String("PK = :pk AND begins_with(SK, :debug)")
-		in.ExpressionAttributeValues[":pk"] = &types.AttributeValueMemberS{Value: taskPK(tenantID, f.TaskID)}
+		in.ExpressionAttributeValues[":pk"] = &types.AttributeValueMemberS{Value: TaskPK(tenantID, f.TaskID)}
 		in.ExpressionAttributeValues[":debug"] = &types.AttributeValueMemberS{Value: "DEBUG#"}
 		if !f.Since.IsZero() {
 			in.KeyConditionExpression = aws.String("PK = :pk AND SK BETWEEN :from AND :to")
@@ -533,7 +588,10 @@ func (s *Store) ListDebug(ctx context.Context, tenantID string, f tasks.DebugFil
 			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
 				return nil, fmt.Errorf("decode debug entry: %w", err)
 			}
-			created, _ := time.Parse(time.RFC3339Nano, it.CreatedAt)
+			created, err := parseTime(it.CreatedAt)
+			if err != nil {
+				return nil, fmt.Errorf("stored debug entry %s: createdAt: %w", it.ID, err)
+			}
 			out = append(out, tasks.DebugEntry{ID: it.ID, TaskID: it.TaskID, LogType: it.LogType, Data: it.Data, CreatedAt: created})
 			if len(out) == limit {
 				break
@@ -549,7 +607,7 @@ func (s *Store) ListDebug(ctx context.Context, tenantID string, f tasks.DebugFil
 // step limit) and changes nothing for a task that is gone.
 func (s *Store) AlignSteps(ctx context.Context, tenantID, taskID string) error {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: keyOf(taskPK(tenantID, taskID), "TASK"), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.table), Key: keyOf(TaskPK(tenantID, taskID), HeaderSK), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return fmt.Errorf("get task %s: %w", taskID, err)
@@ -561,7 +619,7 @@ func (s *Store) AlignSteps(ctx context.Context, tenantID, taskID string) error {
 	if err := attributevalue.UnmarshalMap(out.Item, &header); err != nil {
 		return fmt.Errorf("decode task %s: %w", taskID, err)
 	}
-	items, err := s.queryPrefix(ctx, taskPK(tenantID, taskID), "STEP#")
+	items, err := s.queryPrefix(ctx, TaskPK(tenantID, taskID), "STEP#")
 	if err != nil {
 		return fmt.Errorf("steps of task %s: %w", taskID, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -297,7 +298,7 @@ func TestAlignStepsToTheEndedTask(t *testing.T) {
 	want := f.now.Add(tasks.DefaultRetention.Finished).Unix()
 	out, err := f.db.Client.Query(ctx, &dynamodb.QueryInput{
 		TableName: aws.String(f.db.Tables["TasksTable"]), KeyConditionExpression: aws.String("PK = :p"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: taskPK("ten-a", "t1")}},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: TaskPK("ten-a", "t1")}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -433,5 +434,30 @@ func TestIdempotencyClaim(t *testing.T) {
 	}
 	if err := f.store.ClaimIdempotency(ctx, "ten-a", "k2", "h", "c4", until); err != nil {
 		t.Errorf("claim after a release: %v", err)
+	}
+}
+
+// A corrupt timestamp is a store error, not a zero time that passes for a real one.
+func TestCorruptTimestampIsAnError(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	if err := f.append(t, newTask("t1"), true, "click(1)", tasks.StatusActive); err != nil {
+		t.Fatal(err)
+	}
+	for _, sk := range []string{HeaderSK, stepSK(0)} {
+		_, err := f.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: aws.String(f.db.Tables["TasksTable"]), Key: keyOf(TaskPK("ten-a", "t1"), sk),
+			UpdateExpression:          aws.String("SET createdAt = :bad"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":bad": &types.AttributeValueMemberS{Value: "yesterday"}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.store.GetTask(ctx, "ten-a", "t1"); err == nil || errors.Is(err, tasks.ErrNotFound) || !strings.Contains(err.Error(), "createdAt") {
+		t.Errorf("GetTask with a corrupt createdAt: %v, want an error naming createdAt", err)
+	}
+	if _, err := f.store.Steps(ctx, "ten-a", "t1"); err == nil || !strings.Contains(err.Error(), "createdAt") {
+		t.Errorf("Steps with a corrupt createdAt: %v, want an error naming createdAt", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -94,7 +93,10 @@ func (s *Store) listUserDebug(ctx context.Context, tenantID, userID string, f ta
 			if !owned[it.TaskID] {
 				continue
 			}
-			created, _ := time.Parse(time.RFC3339Nano, it.CreatedAt)
+			created, err := parseTime(it.CreatedAt)
+			if err != nil {
+				return nil, fmt.Errorf("stored debug entry %s: createdAt: %w", it.ID, err)
+			}
 			out = append(out, tasks.DebugEntry{ID: it.ID, TaskID: it.TaskID, LogType: it.LogType, Data: it.Data, CreatedAt: created})
 			if len(out) == limit {
 				break
@@ -108,7 +110,7 @@ func (s *Store) listUserDebug(ctx context.Context, tenantID, userID string, f ta
 func (s *Store) markOwned(ctx context.Context, tenantID, userID string, taskIDs []string, owned map[string]bool) error {
 	keys := make([]map[string]types.AttributeValue, 0, len(taskIDs))
 	for _, id := range taskIDs {
-		keys = append(keys, keyOf(taskPK(tenantID, id), "TASK"))
+		keys = append(keys, keyOf(TaskPK(tenantID, id), HeaderSK))
 	}
 	// An owner never changes, so eventually consistent reads do.
 	items, err := dynamo.BatchGet(ctx, s.client, s.table, keys, types.KeysAndAttributes{ProjectionExpression: aws.String("taskId, userId, expiresAt")})

@@ -34,7 +34,7 @@ func TestListUserDebug(t *testing.T) {
 	f.now = now
 	// A task deleted under its entries hides them too.
 	if _, err := f.db.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: aws.String(f.db.Tables["TasksTable"]), Key: keyOf(taskPK("ten-a", "gone"), "TASK"),
+		TableName: aws.String(f.db.Tables["TasksTable"]), Key: keyOf(TaskPK("ten-a", "gone"), HeaderSK),
 	}); err != nil {
 		t.Fatal(err)
 	}

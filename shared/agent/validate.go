@@ -1,0 +1,123 @@
+package agent
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/validation"
+)
+
+// Limits of an interact request, in characters (DESIGN.md "Limits").
+const (
+	MaxURL          = 2048
+	MaxQuery        = 10_000
+	MaxDOM          = 500_000
+	MaxErrorMessage = 2_000
+	MaxErrorCode    = 100
+	MaxErrorAction  = 1_000
+)
+
+// Input is the body of POST /api/agent/interact as the client sent it; NewRequest validates it.
+type Input struct {
+	URL              *string            `json:"url"`
+	Query            *string            `json:"query"`
+	DOM              *string            `json:"dom"`
+	TaskID           string             `json:"taskId"`
+	SessionID        string             `json:"sessionId"`
+	LastActionStatus string             `json:"lastActionStatus"`
+	LastActionError  *tasks.ActionError `json:"lastActionError"`
+	// ExtractedVariables are values the client kept for the task (SERVER_QA_ROADMAP.md §3).
+	ExtractedVariables map[string]string `json:"extractedVariables"`
+}
+
+// NewRequest validates an interact request's body against the limits and returns the request it
+// makes: the query trimmed, the IDs lower-cased, the report on the last action read. The caller
+// adds the identity, the idempotency key and the debug flag. A rejection is a *validation.Error
+// naming the field.
+func NewRequest(in Input) (Request, error) {
+	switch {
+	case in.URL == nil || *in.URL == "":
+		return Request{}, invalid("url", "is required")
+	case len(*in.URL) > MaxURL:
+		return Request{}, tooLong("url", MaxURL)
+	}
+	u, err := url.Parse(*in.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Request{}, invalid("url", "must be an absolute http(s) URL")
+	}
+	if in.Query == nil || strings.TrimSpace(*in.Query) == "" {
+		return Request{}, invalid("query", "is required")
+	}
+	if utf8.RuneCountInString(*in.Query) > MaxQuery {
+		return Request{}, tooLong("query", MaxQuery)
+	}
+	if in.DOM == nil || strings.TrimSpace(*in.DOM) == "" {
+		return Request{}, invalid("dom", "is required")
+	}
+	if utf8.RuneCountInString(*in.DOM) > MaxDOM {
+		return Request{}, tooLong("dom", MaxDOM)
+	}
+	for _, f := range []struct{ name, value string }{{"taskId", in.TaskID}, {"sessionId", in.SessionID}} {
+		if f.value == "" {
+			continue
+		}
+		if parsed, err := uuid.Parse(f.value); err != nil || parsed.String() != strings.ToLower(f.value) {
+			return Request{}, invalid(f.name, "must be a UUID")
+		}
+	}
+	report, err := validateReport(in.LastActionStatus, in.LastActionError)
+	if err != nil {
+		return Request{}, err
+	}
+	if err := ValidateVariables(in.ExtractedVariables); err != nil {
+		return Request{}, err
+	}
+	return Request{
+		URL: *in.URL, Query: strings.TrimSpace(*in.Query), DOM: *in.DOM,
+		TaskID: strings.ToLower(in.TaskID), SessionID: strings.ToLower(in.SessionID), Report: report,
+		Variables: in.ExtractedVariables,
+	}, nil
+}
+
+// validateReport reads the client's report on its last action. An error without a status means
+// the action failed.
+func validateReport(status string, e *tasks.ActionError) (*tasks.Report, error) {
+	switch status {
+	case "":
+		if e == nil {
+			return nil, nil
+		}
+		status = "failure"
+	case "success":
+		if e != nil {
+			return nil, invalid("lastActionError", "must be absent when lastActionStatus is success")
+		}
+	case "failure":
+	default:
+		return nil, invalid("lastActionStatus", "must be success or failure")
+	}
+	if e != nil {
+		switch {
+		case utf8.RuneCountInString(e.Message) > MaxErrorMessage:
+			return nil, tooLong("lastActionError.message", MaxErrorMessage)
+		case utf8.RuneCountInString(e.Code) > MaxErrorCode:
+			return nil, tooLong("lastActionError.code", MaxErrorCode)
+		case utf8.RuneCountInString(e.Action) > MaxErrorAction:
+			return nil, tooLong("lastActionError.action", MaxErrorAction)
+		case e.ElementID != nil && *e.ElementID < 0:
+			return nil, invalid("lastActionError.elementId", "must not be negative")
+		}
+	}
+	return &tasks.Report{Status: status, Error: e}, nil
+}
+
+func invalid(field, reason string) error { return &validation.Error{Field: field, Reason: reason} }
+
+func tooLong(field string, limit int) error {
+	return invalid(field, fmt.Sprintf("must be at most %d characters", limit))
+}
