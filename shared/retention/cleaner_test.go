@@ -17,6 +17,7 @@ import (
 	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/runs/runsdb"
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
 
 // cleanup runs c at the world's clock and checks that what it reports deleted is what left the
