@@ -85,7 +85,7 @@ func TestWorkAtScalesWithCPUShare(t *testing.T) {
 		memory int
 		want   time.Duration
 	}{
-		{FullVCPUMemoryMB, 40 * time.Millisecond}, {3008, 40 * time.Millisecond}, {FullVCPUMemoryMB / 2, 80 * time.Millisecond},
+		{FullVCPUMemoryMB, 40 * time.Millisecond}, {3008, 40 * time.Millisecond}, {884, 40 * time.Millisecond * FullVCPUMemoryMB / 884},
 	}
 	for _, tc := range cases {
 		got := WorkAt(40*time.Millisecond, tc.memory)
