@@ -13,7 +13,7 @@ ENV       ?= default
 # Lambda binaries: static, no RPC shim (provided.al2023 speaks the Runtime API), arm64.
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags "-s -w"
 
-.PHONY: all build run test lint fmt-check vet cfn-lint unit bench invoke deploy clean local-bin
+.PHONY: all build run test lint fmt-check vet cfn-lint unit bench invoke deploy sam-check clean local-bin chromium eval
 
 all: build
 
@@ -30,8 +30,10 @@ local-bin:
 	@$(GO) build -o $(LOCAL_BIN) ./infra/local
 
 ## run: DynamoDB Local + tables + demo account + the API on http://127.0.0.1:3000, in the foreground. Ctrl-C stops all of it.
+## Data is kept in .local/dynamodb; FRESH=1 deletes it first, IN_MEMORY=1 keeps none.
+## FAKE_SEARCH=1 answers web searches from a local fake Tavily API; FAKE_SEARCH_SCRIPT=<file> gives it scripted results.
 run: local-bin
-	@exec $(LOCAL_BIN) run
+	@exec $(LOCAL_BIN) run $(if $(FRESH),--fresh) $(if $(IN_MEMORY),--in-memory) $(if $(FAKE_SEARCH),--fake-search) $(if $(FAKE_SEARCH_SCRIPT),--fake-search-script $(FAKE_SEARCH_SCRIPT))
 
 ## test: everything CI checks.
 test: lint unit
@@ -49,9 +51,19 @@ cfn-lint:
 	@command -v cfn-lint >/dev/null 2>&1 || { echo "cfn-lint is missing: install it with 'pip install cfn-lint' (it ships the SAM translator)"; exit 1; }
 	cfn-lint template.yaml
 
+## chromium: Debian's chromium for the proving ground (installed with apt-get when missing and running as root).
+chromium:
+	@bash infra/eval/install-chromium.sh
+
 ## unit: every Go test, unit and integration, against one DynamoDB Local started for the run.
-unit: local-bin
-	$(LOCAL_BIN) with-dynamodb -- $(GO) test -count=1 -p 2 ./...
+## The functions package runs ~20 stacks: on a busy 2-core machine it outlasts go test's 10-minute default.
+unit: local-bin chromium
+	$(LOCAL_BIN) with-dynamodb -- $(GO) test -count=1 -p 2 -timeout 30m ./...
+
+## eval: the proving ground — every scenario in Chromium against both APIs (the oracle model, or a real one with
+## OPENAI_API_KEY); a table, then .local/eval/report.md and results.json. EVAL_FLAGS passes -scenario, -api, -report.
+eval: chromium
+	$(GO) run ./infra/eval $(EVAL_FLAGS)
 
 ## bench: the report of infra/bench (binary sizes, cold starts, server work, request units, tokens, cost per 1,000
 ## steps), printed and written to infra/bench/RESULTS.md, then the packages' micro-benchmarks. Figures are never asserted.
@@ -68,8 +80,11 @@ invoke: local-bin
 	$(LOCAL_BIN) invoke --function $(FN) $(if $(EVENT),--event $(EVENT))
 
 ## deploy: sam deploy with samconfig.toml (ENV=default or ENV=prod).
-deploy: build
+deploy: sam-check build
 	sam deploy --config-env $(ENV)
+
+sam-check:
+	@command -v sam >/dev/null 2>&1 || { echo "make deploy needs the AWS SAM CLI: install it (https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/install-sam-cli.html, or 'pip install aws-sam-cli'), configure AWS credentials, then run make deploy again."; exit 1; }
 
 clean:
 	rm -rf build .aws-sam .local

@@ -64,6 +64,7 @@ type envelope struct {
 	Success bool            `json:"success"`
 	Data    json.RawMessage `json:"data"`
 	Code    string          `json:"code"`
+	Message string          `json:"message"`
 	Details map[string]any  `json:"details"`
 }
 
@@ -126,6 +127,13 @@ func TestAuthFlowOverHTTP(t *testing.T) {
 	status, _, body = call(t, "GET", stack.URL+"/api/v1/user/preferences", token, nil)
 	if status != 200 || json.Unmarshal(decode(t, body).Data, &prefs) != nil || prefs != saved {
 		t.Errorf("preferences after saving = %d %s, want what was saved", status, body)
+	}
+	// Saving merges: {"debugMode":true} keeps the theme and language saved before.
+	merged := saved
+	merged.DebugMode = true
+	status, _, body = call(t, "POST", stack.URL+"/api/v1/user/preferences", token, map[string]any{"debugMode": true})
+	if status != 200 || json.Unmarshal(decode(t, body).Data, &prefs) != nil || prefs != merged {
+		t.Errorf("save debugMode only = %d %s, want 200 with %+v", status, body, merged)
 	}
 	status, _, body = call(t, "POST", stack.URL+"/api/v1/user/preferences", token, map[string]any{"theme": "neon"})
 	if e := decode(t, body); status != 400 || e.Code != "VALIDATION_ERROR" || e.Details["field"] != "theme" {

@@ -37,7 +37,8 @@ func getJSON(t *testing.T, url string, dst any) *http.Response {
 }
 
 func TestHealthRoutesOverHTTP(t *testing.T) {
-	stack := stacktest.New(t, stacktest.Options{Env: map[string]string{"OPENAI_MODEL": "test-model", "OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}})
+	stack := stacktest.New(t, stacktest.Options{Env: map[string]string{"OPENAI_MODEL": "test-model", "OPENAI_BASE_URL": "http://127.0.0.1:1/v1",
+		"TAVILY_API_KEY": "", "TAVILY_API_KEY_SECRET_ARN": ""}})
 
 	var h apiHealth
 	resp := getJSON(t, stack.URL+"/api/health", &h)
@@ -52,6 +53,9 @@ func TestHealthRoutesOverHTTP(t *testing.T) {
 	}
 	if got := h.Data.Services["llm"].Status; got != "not_configured" {
 		t.Errorf("services.llm.status = %q, want not_configured without a key", got)
+	}
+	if got := h.Data.Services["search"].Status; got != "not_configured" {
+		t.Errorf("services.search.status = %q, want not_configured without a key", got)
 	}
 
 	var p struct{ Status, Model, BaseURL, Timestamp string }
@@ -73,7 +77,7 @@ func TestAPIHealthUnhealthyWithoutDynamoDB(t *testing.T) {
 	dead := "http://" + ln.Addr().String()
 	ln.Close()
 
-	stack := stacktest.New(t, stacktest.Options{DynamoDBEndpoint: dead})
+	stack := stacktest.New(t, stacktest.Options{DynamoDBEndpoint: dead, Env: map[string]string{"TAVILY_API_KEY": "tvly-dev-health"}})
 	var h apiHealth
 	resp := getJSON(t, stack.URL+"/api/health", &h)
 	if resp.StatusCode != 503 || h.Data.Status != "unhealthy" {
@@ -81,6 +85,10 @@ func TestAPIHealthUnhealthyWithoutDynamoDB(t *testing.T) {
 	}
 	if got := h.Data.Services["tasksTable"].Status; got != "unhealthy" {
 		t.Errorf("services.tasksTable.status = %q, want unhealthy", got)
+	}
+	// Configuration is reported whatever the tables' state.
+	if got := h.Data.Services["search"].Status; got != "healthy" {
+		t.Errorf("services.search.status = %q, want healthy with TAVILY_API_KEY set", got)
 	}
 }
 

@@ -116,8 +116,9 @@ func TestInteractWithoutLLM(t *testing.T) {
 	createUser(t, stack, "ada@example.com", "a long enough passphrase")
 	ada := login(t, stack.URL, "ada@example.com", "a long enough passphrase")
 	status, _, e := interact(t, stack.URL, ada, map[string]any{"url": "https://shop.example/", "query": "q", "dom": shopPage})
-	if status != 500 || e.Code != "LLM_ERROR" {
-		t.Errorf("interact without an LLM = %d %s, want 500 LLM_ERROR", status, e.Code)
+	if status != 500 || e.Code != "LLM_ERROR" || !strings.Contains(e.Message, "No language model is configured") ||
+		!strings.Contains(e.Message, "OPENAI_API_KEY") || e.Details["reason"] != "not_configured" {
+		t.Errorf("interact without an LLM = %d %s %q %v, want 500 LLM_ERROR saying no model is configured and naming OPENAI_API_KEY", status, e.Code, e.Message, e.Details)
 	}
 }
 

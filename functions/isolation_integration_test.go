@@ -1,6 +1,7 @@
 package functions_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -12,16 +13,21 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/sam"
 	"github.com/screenagent/backend/shared/stacktest"
 )
 
-// isolationCall is a request another tenant sends with the owner's ids: {task}, {session} and
-// {run} in the path and body stand for the owner's task, chat session and run.
+// isolationCall is a request another user sends with the owner's ids: {task}, {session} and
+// {run} in the path and body stand for the owner's task, chat session and run. Both another
+// tenant and another member of the owner's organization get 404 (code, when set, is the exact
+// error code), except that a member gets memberStatus when it is set.
 type isolationCall struct {
-	path string
-	body string
+	path         string
+	body         string
+	code         string
+	memberStatus int
 }
 
 // isolationCases are the template's routes that take a task, session or run id (in the path,
@@ -29,10 +35,11 @@ type isolationCall struct {
 // here or in isolationExempt: a new route is one line in one of them.
 var isolationCases = map[string][]isolationCall{
 	"POST /api/agent/interact": {
-		{path: "/api/agent/interact", body: `{"url":"https://shop.example/","query":"q","dom":"<button id=\"1\">Go</button>","taskId":"{task}","lastActionStatus":"success"}`},
+		{path: "/api/agent/interact", body: `{"url":"https://shop.example/","query":"q","dom":"<button id=\"1\">Go</button>","taskId":"{task}","lastActionStatus":"success"}`, code: "TASK_NOT_FOUND"},
 		{path: "/api/agent/interact", body: `{"url":"https://shop.example/","query":"q","dom":"<button id=\"1\">Go</button>","sessionId":"{session}"}`},
 	},
-	"POST /api/session":                      {{path: "/api/session", body: `{"sessionId":"{session}"}`}},
+	// Archiving another member's session is refused as forbidden (README), not hidden.
+	"POST /api/session":                      {{path: "/api/session", body: `{"sessionId":"{session}"}`, memberStatus: 403}},
 	"GET /api/session/{sessionId}/messages":  {{path: "/api/session/{session}/messages"}},
 	"GET /api/debug/logs":                    {{path: "/api/debug/logs?taskId={task}"}},
 	"GET /api/debug/session/{taskId}/export": {{path: "/api/debug/session/{task}/export"}},
@@ -55,12 +62,12 @@ var isolationExempt = map[string]string{
 	"GET /internal/api/knowledge/resolve": "no ids; IAM callers name the tenant (X-Tenant-ID)",
 	"GET /api/session":                    "no ids; lists the token's user's sessions",
 	"GET /api/session/latest":             "no ids; the token's user's latest session",
-	"POST /agent/run/start":               "no ids; creates a run of the token's tenant",
+	"POST /agent/run/start":               "no ids; creates a run of the token's user",
 }
 
 // TestTenantIsolationOfEveryRoute: for every route of template.yaml that takes a task, session or
-// run id, another tenant naming the owner's gets 404, and none of the tables holding tasks, runs,
-// sessions and messages changes.
+// run id, another tenant and another member of the owner's organization naming the owner's get
+// 404, and none of the tables holding tasks, runs, sessions and messages changes.
 func TestTenantIsolationOfEveryRoute(t *testing.T) {
 	tmpl, err := sam.Load(filepath.Join("..", "template.yaml"))
 	if err != nil {
@@ -89,9 +96,21 @@ func TestTenantIsolationOfEveryRoute(t *testing.T) {
 	fake := llmtest.New(t)
 	fake.SetDefault("<Thought>Going on.</Thought><Action>click(1)</Action>")
 	stack := stacktest.New(t, stacktest.Options{Env: llmEnv(fake, nil)})
-	createUser(t, stack, "owner@example.com", "a long enough passphrase")
+	accts := accountsdb.New(stack.DB.Client, stack.DB.Tables["AccountsTable"])
+	org, err := accts.CreateOrganization(context.Background(), "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, email := range []string{"owner@example.com", "member@example.com"} {
+		u := createUser(t, stack, email, "a long enough passphrase")
+		if err := accts.AddMember(context.Background(), org.ID, u.ID, "member"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	createUser(t, stack, "other@example.com", "a long enough passphrase")
+	// Both members log into the organization, their oldest membership: one tenant, two users.
 	owner := login(t, stack.URL, "owner@example.com", "a long enough passphrase")
+	member := login(t, stack.URL, "member@example.com", "a long enough passphrase")
 	other := login(t, stack.URL, "other@example.com", "a long enough passphrase")
 
 	_, d, e := interact(t, stack.URL, owner, map[string]any{"url": "https://shop.example/", "query": "find socks", "dom": shopPage})
@@ -122,26 +141,32 @@ func TestTenantIsolationOfEveryRoute(t *testing.T) {
 		}
 		method, route, _ := strings.Cut(key, " ")
 		for _, c := range isolationCases[key] {
-			t.Run(key, func(t *testing.T) {
-				var reqBody any
-				if c.body != "" {
-					reqBody = json.RawMessage(ids.Replace(c.body))
-				}
-				status, _, body := call(t, method, stack.URL+ids.Replace(c.path), other, reqBody)
-				if status != 404 || !notFoundBody(body, strings.HasPrefix(route, "/api/")) {
-					t.Errorf("another tenant: %d %s, want 404 in the route's error body", status, body)
-				}
-				if after := tenantData(t, stack); !slices.Equal(after, before) {
-					t.Errorf("another tenant's request changed the stored data:\nbefore %v\nafter  %v", before, after)
-				}
-			})
+			for _, who := range []struct {
+				name, token string
+				status      int
+			}{{"another tenant", other, 404}, {"another member of the organization", member, cmp.Or(c.memberStatus, 404)}} {
+				t.Run(key+"/"+who.name, func(t *testing.T) {
+					var reqBody any
+					if c.body != "" {
+						reqBody = json.RawMessage(ids.Replace(c.body))
+					}
+					status, _, body := call(t, method, stack.URL+ids.Replace(c.path), who.token, reqBody)
+					if status != who.status || who.status == 404 && !notFoundBody(body, strings.HasPrefix(route, "/api/"), c.code) {
+						t.Errorf("got %d %s, want %d in the route's error body %s", status, body, who.status, c.code)
+					}
+					if after := tenantData(t, stack); !slices.Equal(after, before) {
+						t.Errorf("the request changed the stored data:\nbefore %v\nafter  %v", before, after)
+					}
+				})
+			}
 		}
 	}
 }
 
 // notFoundBody reports whether body is a not-found error: the envelope
-// {"success":false,"code":"…NOT_FOUND"} of the main API, or the run API's {"error":…,"message":…}.
-func notFoundBody(body []byte, envelope bool) bool {
+// {"success":false,"code":"…NOT_FOUND"} of the main API (code exactly, when given), or the run
+// API's {"error":"NOT_FOUND","message":…}.
+func notFoundBody(body []byte, envelope bool, code string) bool {
 	var b struct {
 		Success *bool  `json:"success"`
 		Code    string `json:"code"`
@@ -152,9 +177,9 @@ func notFoundBody(body []byte, envelope bool) bool {
 		return false
 	}
 	if envelope {
-		return b.Success != nil && !*b.Success && strings.HasSuffix(b.Code, "NOT_FOUND")
+		return b.Success != nil && !*b.Success && strings.HasSuffix(b.Code, "NOT_FOUND") && (code == "" || b.Code == code)
 	}
-	return b.Error != "" && b.Success == nil
+	return b.Error == "NOT_FOUND" && b.Success == nil
 }
 
 // tenantData is every item of the tables that hold tasks, runs, debug entries, sessions and

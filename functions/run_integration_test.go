@@ -1,6 +1,7 @@
 package functions_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/stacktest"
 )
@@ -208,7 +211,7 @@ func TestRunExampleFlowOverHTTP(t *testing.T) {
 		t.Errorf("step after finish = %d %+v, want 409 {error, message}", status, b)
 	}
 
-	// Another tenant, unknown and malformed ids: 404 on every route.
+	// Another tenant and unknown ids: 404 on every route.
 	unknown := "6f1c2f0e-0000-4000-8000-000000000000"
 	for _, c := range []struct {
 		client       runClient
@@ -222,7 +225,6 @@ func TestRunExampleFlowOverHTTP(t *testing.T) {
 		{ada, "GET", "/agent/run/" + unknown, nil},
 		{ada, "POST", "/agent/run/" + unknown + "/cancel", nil},
 		{ada, "POST", "/agent/run/" + unknown + "/step", map[string]any{}},
-		{ada, "GET", "/agent/run/not-a-run-id", nil},
 	} {
 		status, _, raw := call(t, c.method, stack.URL+c.path, c.client.token, c.body)
 		if want := `{"error":"NOT_FOUND","message":"Run not found or expired."}`; status != 404 || string(raw) != want {
@@ -230,10 +232,26 @@ func TestRunExampleFlowOverHTTP(t *testing.T) {
 		}
 	}
 
-	// Cancel: 200 {success:true}, then steps are refused.
+	// A malformed id is a bad request, as on every route; an upper-case one names the same run.
+	if status, _, raw := call(t, "GET", stack.URL+"/agent/run/not-a-run-id", ada.token, nil); status != 400 ||
+		string(raw) != `{"error":"VALIDATION_ERROR","message":"Invalid request: runId must be a UUID"}` {
+		t.Errorf("GET a malformed run id = %d %s, want 400 VALIDATION_ERROR on runId", status, raw)
+	}
+	if got := ada.get(strings.ToUpper(runID)).State; got.RunID != runID {
+		t.Errorf("GET the upper-case run id = %+v, want the run", got)
+	}
+	// Cancelling a finished run changes nothing, and says so.
+	if status, b, _ := runCall(t, "POST", stack.URL+"/agent/run/"+runID+"/cancel", ada.token, nil); status != 409 || b.Error != "RESOURCE_CONFLICT" {
+		t.Errorf("cancel of a completed run = %d %+v, want 409 RESOURCE_CONFLICT", status, b)
+	}
+
+	// Cancel: 200 {success:true}, then steps and another cancel are refused.
 	other := ada.start("careful")
 	if status, _, raw := call(t, "POST", stack.URL+"/agent/run/"+other+"/cancel", ada.token, nil); status != 200 || string(raw) != `{"success":true}` {
 		t.Errorf("cancel = %d %s, want 200 {\"success\":true}", status, raw)
+	}
+	if status, _, _ := call(t, "POST", stack.URL+"/agent/run/"+other+"/cancel", ada.token, nil); status != 409 {
+		t.Errorf("second cancel = %d, want 409", status)
 	}
 	if got := ada.get(other).State; got.Status != "cancelled" {
 		t.Errorf("status after cancel = %s, want cancelled", got.Status)
@@ -266,6 +284,32 @@ func TestRunExampleFlowOverHTTP(t *testing.T) {
 		})
 	}
 
+	// A body that is not JSON in a JSON route is refused by its media type; an empty step is not a step.
+	for _, c := range []struct {
+		path, contentType, body string
+		wantStatus              int
+		wantError               string
+	}{
+		{"/agent/run/start", "application/x-www-form-urlencoded", "task=t", 415, "UNSUPPORTED_MEDIA_TYPE"},
+		{"/agent/run/" + other + "/step", "application/xml", "<step/>", 415, "UNSUPPORTED_MEDIA_TYPE"},
+		{"/agent/run/" + other + "/answer", "multipart/form-data; boundary=x", "--x--", 415, "UNSUPPORTED_MEDIA_TYPE"},
+		{"/agent/run/" + other + "/step", "application/json", "", 400, "VALIDATION_ERROR"},
+	} {
+		req, _ := http.NewRequest("POST", stack.URL+c.path, strings.NewReader(c.body))
+		req.Header.Set("Authorization", "Bearer "+ada.token)
+		req.Header.Set("Content-Type", c.contentType)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var b runBody
+		if resp.StatusCode != c.wantStatus || json.Unmarshal(raw, &b) != nil || b.Error != c.wantError || b.Message == "" {
+			t.Errorf("POST %s as %s = %d %s, want %d %s", c.path, c.contentType, resp.StatusCode, raw, c.wantStatus, c.wantError)
+		}
+	}
+
 	// No token: 401 in the run API's body.
 	for _, path := range []string{"/agent/run/start", "/agent/run/" + runID + "/step"} {
 		status, _, raw := call(t, "POST", stack.URL+path, "", map[string]any{"task": "t"})
@@ -289,7 +333,7 @@ func manyElements(n int) []map[string]any {
 func TestRunSecurityGateOverHTTP(t *testing.T) {
 	fake := llmtest.New(t)
 	stack := stacktest.New(t, stacktest.Options{Env: llmEnv(fake, nil)})
-	createUser(t, stack, "ada@example.com", "a long enough passphrase")
+	adaUser := createUser(t, stack, "ada@example.com", "a long enough passphrase")
 	ada := runClient{t, stack.URL, login(t, stack.URL, "ada@example.com", "a long enough passphrase")}
 
 	triggers := []struct {
@@ -334,6 +378,53 @@ func TestRunSecurityGateOverHTTP(t *testing.T) {
 					t.Errorf("history = %+v, want the question with the gate's reason, then the approved %s", got, tr.heldTool)
 				}
 			})
+		}
+	}
+
+	// What got past the gate before (issue 16): disguised labels, other words and languages, a link
+	// to checkout, Enter on a cart page; and the tenant's own words, read from its settings.
+	if err := accountsdb.New(stack.DB.Client, stack.DB.Tables["AccountsTable"]).SetGateSettings(context.Background(), adaUser.ID,
+		accounts.GateSettings{Words: []string{"Approve invoice"}}); err != nil {
+		t.Fatal(err)
+	}
+	button := func(text string) map[string]any {
+		return map[string]any{"id": "agent-9", "tag": "button", "text": text}
+	}
+	for _, c := range []struct {
+		name, page, reply string
+		element           map[string]any
+	}{
+		{"spaced letters", "https://shop.example/", toolReply("click", `{"id":"agent-9"}`), button("P a y  n o w")},
+		{"zero-width space", "https://shop.example/", toolReply("click", `{"id":"agent-9"}`), button("Pay\u200bnow")},
+		{"Cyrillic look-alikes", "https://shop.example/", toolReply("click", `{"id":"agent-9"}`), button("\u0420\u0430\u0443")},
+		{"fullwidth letters", "https://shop.example/", toolReply("click", `{"id":"agent-9"}`), button("Ｐａｙ")},
+		{"Donate", "https://shop.example/", toolReply("click", `{"id":"agent-9"}`), button("Donate $50")},
+		{"German", "https://shop.example/", toolReply("click", `{"id":"agent-9"}`), button("Jetzt bezahlen")},
+		{"a link to checkout", "https://shop.example/", toolReply("click", `{"id":"agent-9"}`),
+			map[string]any{"id": "agent-9", "tag": "a", "text": "Next", "href": "https://shop.example/checkout"}},
+		{"navigate to a pay host", "https://shop.example/", toolReply("navigate", `{"url":"https://pay.example.com/s/1"}`), nil},
+		{"Enter on a cart page", "https://shop.example/cart", toolReply("press", `{"key":"Enter"}`), nil},
+		{"the tenant's own words", "https://shop.example/", toolReply("click", `{"id":"agent-9"}`), button("Approve invoice")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			page := snapshot(c.page)
+			if c.element != nil {
+				page["elements"] = append(page["elements"].([]map[string]any), c.element)
+			}
+			runID := ada.start("careful")
+			fake.Reply(c.reply)
+			if status, step := ada.step(runID, page, nil); status != 200 || step.Action != "ask_user" || step.State.Status != "waiting_user" {
+				t.Errorf("step = %d %+v, want the action held for the user", status, step)
+			}
+		})
+	}
+	for _, label := range []string{"Order history", "Payroll"} {
+		runID := ada.start("careful")
+		page := snapshot("https://shop.example/")
+		page["elements"] = append(page["elements"].([]map[string]any), map[string]any{"id": "agent-9", "tag": "a", "text": label})
+		fake.Reply(toolReply("click", `{"id":"agent-9"}`))
+		if status, step := ada.step(runID, page, nil); status != 200 || step.Action != "execute_tool" {
+			t.Errorf("click on %q = %d %+v, want it executed without asking", label, status, step)
 		}
 	}
 
@@ -475,4 +566,34 @@ func TestRunMaxStepsAndRateLimitOverHTTP(t *testing.T) {
 		return
 	}
 	t.Error("17 requests at a limit of 8 were never refused")
+}
+
+// TestRunFailuresOverHTTP: the first step without a page observes without the model; a failed
+// LLM call answers 503 LLM_ERROR with Retry-After and leaves the run as it was, so the client's
+// retry of the same step goes on.
+func TestRunFailuresOverHTTP(t *testing.T) {
+	fake := llmtest.New(t)
+	stack := stacktest.New(t, stacktest.Options{Env: llmEnv(fake, nil)})
+	createUser(t, stack, "ada@example.com", "a long enough passphrase")
+	ada := runClient{t, stack.URL, login(t, stack.URL, "ada@example.com", "a long enough passphrase")}
+	runID := ada.start("autonomous")
+
+	if status, step := ada.step(runID, nil, nil); status != 200 || step.Action != "execute_tool" || step.Tool.Name != "observe" || fake.Calls() != 0 {
+		t.Fatalf("first step without a page = %d %+v after %d LLM calls, want observe without the model", status, step, fake.Calls())
+	}
+	for range 3 {
+		fake.Fail(500)
+	}
+	status, hdr, raw := call(t, "POST", stack.URL+"/agent/run/"+runID+"/step", ada.token, map[string]any{"snapshot": snapshot("https://shop.example/"), "lastActionResult": map[string]any{"success": true}})
+	want := `{"error":"LLM_ERROR","message":"The language model is unavailable: the provider answered with status 500. The run is unchanged: retry the step."}`
+	if status != 503 || string(raw) != want || hdr.Get("Retry-After") == "" {
+		t.Fatalf("step with a failing LLM = %d %s (Retry-After %q), want 503 %s with Retry-After", status, raw, hdr.Get("Retry-After"), want)
+	}
+	if got := ada.get(runID).State; got.Status != "running" || got.CurrentStep != 1 || len(got.History) != 1 {
+		t.Errorf("run after the failure = %s at step %d with %d entries, want it unchanged (running, step 1)", got.Status, got.CurrentStep, len(got.History))
+	}
+	fake.Reply(toolReply("click", `{"id":"agent-2"}`))
+	if status, step := ada.step(runID, snapshot("https://shop.example/"), map[string]any{"success": true}); status != 200 || step.Tool == nil || step.Tool.Name != "click" || step.State.CurrentStep != 2 {
+		t.Errorf("retried step = %d %+v, want the click at step 2", status, step)
+	}
 }

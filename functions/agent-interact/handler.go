@@ -15,6 +15,7 @@ import (
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/debugmode"
 	"github.com/screenagent/backend/shared/httpapi"
+	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/metrics"
 	"github.com/screenagent/backend/shared/tasks"
 )
@@ -41,6 +42,8 @@ type interactBody struct {
 	SessionID        string             `json:"sessionId"`
 	LastActionStatus string             `json:"lastActionStatus"`
 	LastActionError  *tasks.ActionError `json:"lastActionError"`
+	// ExtractedVariables are values the client kept for the task (SERVER_QA_ROADMAP.md §3).
+	ExtractedVariables map[string]string `json:"extractedVariables"`
 }
 
 // metricsEmitter records a step's figures (CloudWatch EMF).
@@ -78,6 +81,7 @@ func newHandler(engine interactor, prefs debugmode.PreferencesReader, rec metric
 			return httpError(err)
 		}
 		httpapi.AddLogAttrs(r.Context(), slog.String("taskId", resp.TaskID), slog.Int("step", resp.CurrentStep),
+			slog.String("action", resp.Action), slog.String("taskStatus", resp.Status),
 			slog.Int("promptTokens", resp.Metrics.PromptTokens), slog.Int("completionTokens", resp.Metrics.CompletionTokens))
 		m := resp.Metrics
 		_ = rec.Emit(map[string]string{"Route": "interact"},
@@ -129,9 +133,13 @@ func validate(b interactBody) (agent.Request, error) {
 	if err != nil {
 		return req, err
 	}
+	if err := agent.ValidateVariables(b.ExtractedVariables); err != nil {
+		return req, err
+	}
 	return agent.Request{
 		URL: *b.URL, Query: strings.TrimSpace(*b.Query), DOM: *b.DOM,
 		TaskID: strings.ToLower(b.TaskID), SessionID: strings.ToLower(b.SessionID), Report: report,
+		Variables: b.ExtractedVariables,
 	}, nil
 }
 
@@ -185,6 +193,13 @@ func httpError(err error) error {
 	case errors.Is(err, agent.ErrIdempotencyMismatch):
 		return httpapi.NewError(httpapi.CodeResourceConflict, "This Idempotency-Key was already used with a different request.")
 	case errors.Is(err, agent.ErrLLM):
+		// Retrying cannot help a deployment without a model: say what to set instead.
+		var nc *llm.NotConfiguredError
+		if errors.As(err, &nc) {
+			e := httpapi.Wrap(httpapi.CodeLLM, nc.Advice()+" The task is unchanged.", err)
+			e.Details = map[string]any{"reason": "not_configured", "missing": nc.Missing}
+			return e
+		}
 		return httpapi.Wrap(httpapi.CodeLLM, "The language model is unavailable; the task is unchanged, retry the step.", err)
 	}
 	return err

@@ -13,6 +13,7 @@ import (
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/agent"
 	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/metrics"
 )
 
@@ -61,6 +62,11 @@ func TestRequestValidation(t *testing.T) {
 		{"error with success", valid + `,"lastActionStatus":"success","lastActionError":{"message":"x"}}`, "lastActionError"},
 		{"negative element", valid + `,"lastActionError":{"elementId":-1}}`, "lastActionError.elementId"},
 		{"long error message", valid + `,"lastActionError":{"message":"` + strings.Repeat("m", 2001) + `"}}`, "lastActionError.message"},
+		{"variables", valid + `,"extractedVariables":{"title":"CEO"}}`, ""},
+		{"long variable", valid + `,"extractedVariables":{"title":"` + strings.Repeat("v", 2001) + `"}}`, "extractedVariables.title"},
+		{"empty variable key", valid + `,"extractedVariables":{"":"x"}}`, "extractedVariables"},
+		{"variables not strings", valid + `,"extractedVariables":{"n":1}}`, "extractedVariables"},
+		{"too many variables", valid + `,"extractedVariables":{` + manyVariables(51) + `}}`, "extractedVariables"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -127,10 +133,36 @@ func TestEngineErrorsMapToTheContract(t *testing.T) {
 	}
 }
 
+// Without a model, retrying cannot help: the answer says so and names what to set.
+func TestUnconfiguredLLMNamesTheSetting(t *testing.T) {
+	nc := &llm.NotConfiguredError{Provider: "openai", Missing: []string{"OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN"}}
+	w, _ := serve(t, &fakeEngine{err: fmt.Errorf("%w: %w", agent.ErrLLM, fmt.Errorf("%w: %w", llm.ErrUnavailable, nc))}, valid+`}`, nil)
+	var body struct {
+		Code    string         `json:"code"`
+		Message string         `json:"message"`
+		Details map[string]any `json:"details"`
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+		t.Fatal(err)
+	}
+	if w.Code != 500 || body.Code != "LLM_ERROR" || !strings.Contains(body.Message, "No language model is configured: set OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN") ||
+		strings.Contains(body.Message, "retry") || body.Details["reason"] != "not_configured" {
+		t.Errorf("got %d %+v, want 500 LLM_ERROR saying no model is configured, naming OPENAI_API_KEY, reason not_configured", w.Code, body)
+	}
+}
+
 func TestMetricsAreEmitted(t *testing.T) {
 	e := &fakeEngine{resp: agent.Response{Action: "click(1)", Metrics: agent.Metrics{PromptTokens: 900, LLMLatencyMs: 700}}}
 	_, emf := serve(t, e, valid+`}`, nil)
 	if !strings.Contains(emf.String(), `"PromptTokens":900`) || !strings.Contains(emf.String(), `"CloudWatchMetrics"`) {
 		t.Errorf("EMF line = %q, want the step's figures", emf)
 	}
+}
+
+func manyVariables(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf(`"k%d":"v"`, i)
+	}
+	return strings.Join(parts, ",")
 }

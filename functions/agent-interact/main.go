@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"os"
 	"slices"
@@ -16,6 +17,8 @@ import (
 	"github.com/screenagent/backend/shared/metrics"
 	"github.com/screenagent/backend/shared/ratelimit"
 	"github.com/screenagent/backend/shared/retention"
+	"github.com/screenagent/backend/shared/search"
+	"github.com/screenagent/backend/shared/search/searchdb"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
 
@@ -39,11 +42,19 @@ func main() {
 		taskStore.Retention = policy.Tasks
 		chatStore := chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable)
 		chatStore.Retention = policy.Chat
+		var backend search.Backend
+		backend, err = search.FromConfig(ctx, a.Config, nil)
+		if errors.Is(err, search.ErrNotConfigured) {
+			backend = search.Unconfigured{Err: err}
+		} else if err != nil {
+			return nil, err
+		}
 		engine := &agent.Engine{
 			Tasks:     taskStore,
 			Chat:      chatStore,
 			DB:        a.DynamoDB,
 			Knowledge: know,
+			Search:    search.NewSearcher(backend, searchdb.New(a.DynamoDB, a.Config.TasksTable), a.Logger),
 			LLM:       client,
 			Model:     info.Model,
 			Logger:    a.Logger,

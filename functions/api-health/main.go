@@ -25,7 +25,8 @@ func main() {
 				"accountsTable":   c.AccountsTable,
 				"knowledgeTable":  c.KnowledgeTable,
 			},
-			LLM: health.LLM{Configured: c.LLMConfigured(), Model: c.OpenAIModel, BaseURL: c.OpenAIBaseURL},
+			LLM:    health.LLM{Configured: c.LLMConfigured(), Model: c.OpenAIModel, BaseURL: c.OpenAIBaseURL},
+			Search: health.Search{Configured: c.SearchConfigured()},
 		}), nil
 	})
 }

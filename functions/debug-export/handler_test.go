@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -22,9 +23,9 @@ const (
 
 var t0 = time.Date(2026, 1, 27, 0, 0, 0, 0, time.UTC)
 
-// records holds task taskID of user "u" with two steps and three debug entries (newest first, as
-// the store lists them).
-type records struct{}
+// records holds task taskID of user "u" with two steps, three debug entries (newest first, as
+// the store lists them) and, unless bare, the verification of both steps and a correction.
+type records struct{ bare bool }
 
 func (records) GetTask(_ context.Context, _, id string) (tasks.Task, error) {
 	if id != taskID {
@@ -41,6 +42,25 @@ func (records) Steps(context.Context, string, string) ([]tasks.Step, error) {
 		{Index: 1, Thought: "Done.", Action: "finish()", URL: "https://shop.example/", PreviousReport: &tasks.Report{Status: "failure", Error: &tasks.ActionError{Message: "stale"}},
 			Usage: tasks.Usage{PromptTokens: 200, CompletionTokens: 20}, LLMAttempts: 2, LLMLatency: 1200 * time.Millisecond, Duration: 2 * time.Second, CreatedAt: t0.Add(9 * time.Second)},
 	}, nil
+}
+
+func (r records) Verifications(context.Context, string, string) ([]tasks.Verification, error) {
+	if r.bare {
+		return nil, nil
+	}
+	return []tasks.Verification{
+		{TaskID: taskID, StepIndex: 0, Action: `setValue(1, "socks")`, Verdict: tasks.Unverified, Method: "deterministic",
+			Expected: &tasks.Expectation{Description: "the field holds socks", TextAppears: []string{"socks"}}, Evidence: []string{"the page did not change"}, CreatedAt: t0.Add(5 * time.Second)},
+		{TaskID: taskID, StepIndex: 1, Action: "finish()", Verdict: tasks.Verified, Method: "model", Evidence: []string{"the model's evaluation: done"}, CreatedAt: t0.Add(9 * time.Second)},
+	}, nil
+}
+
+func (r records) Corrections(context.Context, string, string) ([]tasks.Correction, error) {
+	if r.bare {
+		return nil, nil
+	}
+	return []tasks.Correction{{TaskID: taskID, StepIndex: 0, Strategy: tasks.AlternativeSelector, Reason: "the page did not change",
+		FailedAction: `setValue(1, "socks")`, Action: "finish()", CreatedAt: t0.Add(5 * time.Second)}}, nil
 }
 
 func (records) ListDebug(context.Context, string, tasksdb.DebugFilter) ([]tasks.DebugEntry, error) {
@@ -74,10 +94,14 @@ func (s session) ListMessages(_ context.Context, _, id string, _ int, _ time.Tim
 }
 
 func serve(msgs session, path, user string) *httptest.ResponseRecorder {
+	return serveRecords(records{}, msgs, path, user)
+}
+
+func serveRecords(store records, msgs session, path, user string) *httptest.ResponseRecorder {
 	r := httptest.NewRequest("GET", path, nil)
 	r = r.WithContext(auth.WithIdentity(r.Context(), accounts.Identity{UserID: user, TenantID: "t"}, "h"))
 	w := httptest.NewRecorder()
-	newHandler(records{}, msgs, func() time.Time { return t0.Add(time.Hour) }).ServeHTTP(w, r)
+	newHandler(store, msgs, func() time.Time { return t0.Add(time.Hour) }).ServeHTTP(w, r)
 	return w
 }
 
@@ -112,8 +136,8 @@ func TestExport(t *testing.T) {
 			DebugEntries          []struct{ DebugID string }
 			DebugEntriesTruncated bool
 			Metrics               map[string]int
-			VerificationRecords   []any
-			CorrectionRecords     []any
+			VerificationRecords   []tasks.Verification
+			CorrectionRecords     []tasks.Correction
 		}
 	}
 	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
@@ -145,15 +169,25 @@ func TestExport(t *testing.T) {
 	wantMetrics := map[string]int{
 		"stepCount": 2, "promptTokens": 300, "completionTokens": 30, "totalTokens": 330, "llmAttempts": 3,
 		"llmLatencyMs": 2000, "averageLlmLatencyMs": 1000, "stepDurationMs": 3000, "averageStepDurationMs": 1500,
-		"taskDurationMs": 9000, "failedActions": 1, "llmErrors": 1, "messageCount": 3,
+		"taskDurationMs": 9000, "failedActions": 1, "llmErrors": 1, "verificationFailures": 1, "corrections": 1, "messageCount": 3,
 	}
 	for k, v := range wantMetrics {
 		if d.Metrics[k] != v {
 			t.Errorf("metrics.%s = %d, want %d", k, d.Metrics[k], v)
 		}
 	}
-	if d.VerificationRecords == nil || d.CorrectionRecords == nil || len(d.VerificationRecords)+len(d.CorrectionRecords) != 0 {
-		t.Errorf("verification/correction records = %v %v, want empty lists", d.VerificationRecords, d.CorrectionRecords)
+	wantV, _ := records{}.Verifications(t.Context(), "t", taskID)
+	if !reflect.DeepEqual(d.VerificationRecords, wantV) {
+		t.Errorf("verification records:\n got %+v\nwant %+v", d.VerificationRecords, wantV)
+	}
+	wantC, _ := records{}.Corrections(t.Context(), "t", taskID)
+	if !reflect.DeepEqual(d.CorrectionRecords, wantC) {
+		t.Errorf("correction records:\n got %+v\nwant %+v", d.CorrectionRecords, wantC)
+	}
+	for _, field := range []string{`"verdict":"failed"`, `"expectedOutcome":{"description":"the field holds socks"`, `"strategy":"ALTERNATIVE_SELECTOR"`, `"failedAction":`} {
+		if !strings.Contains(w.Body.String(), field) {
+			t.Errorf("the export lacks %s of the records: %s", field, w.Body)
+		}
 	}
 	if strings.Contains(w.Body.String(), `"dom"`) {
 		t.Errorf("the export contains a page: %s", w.Body)
@@ -164,6 +198,14 @@ func TestExportWithoutSession(t *testing.T) {
 	w := serve(session{gone: true}, "/api/debug/session/"+taskID+"/export", "u")
 	if !strings.Contains(w.Body.String(), `"session":null,"messages":[],"snapshots":[]`) {
 		t.Errorf("export of a task whose session expired = %s, want a null session and no messages", w.Body)
+	}
+}
+
+func TestExportWithoutRecords(t *testing.T) {
+	w := serveRecords(records{bare: true}, session{}, "/api/debug/session/"+taskID+"/export", "u")
+	if !strings.Contains(w.Body.String(), `"verificationRecords":[],"correctionRecords":[]`) ||
+		!strings.Contains(w.Body.String(), `"verificationFailures":0,"corrections":0`) {
+		t.Errorf("export of a task without records = %s, want empty lists and zero totals", w.Body)
 	}
 }
 

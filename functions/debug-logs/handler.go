@@ -6,6 +6,7 @@ import (
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/history"
 	"github.com/screenagent/backend/shared/httpapi"
+	"github.com/screenagent/backend/shared/tasks"
 )
 
 // newHandler answers with the debug entries of the user's tasks, newest first, for the debug UI
@@ -35,7 +36,7 @@ func parse(q history.Query) (history.DebugQuery, error) {
 	if out.TaskID, err = q.ID("taskId"); err != nil {
 		return out, err
 	}
-	if out.LogType, err = q.Match("logType", history.LogTypePattern, history.LogTypeReason); err != nil {
+	if out.LogType, err = q.Enum("logType", tasks.LogTypes...); err != nil {
 		return out, err
 	}
 	if out.Limit, err = q.Int("limit", history.DefaultDebugLimit, 1, history.MaxDebugLimit); err != nil {

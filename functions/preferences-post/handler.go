@@ -9,13 +9,13 @@ import (
 	"github.com/screenagent/backend/shared/httpapi"
 )
 
-type preferencesWriter interface {
-	PutPreferences(ctx context.Context, tenantID, userID string, p accounts.Preferences) error
+type preferencesUpdater interface {
+	UpdatePreferences(ctx context.Context, tenantID, userID string, patch accounts.PreferencesPatch) (accounts.Preferences, error)
 }
 
-// newHandler validates and saves the whole preferences object (missing fields take their
-// defaults) and answers with what was saved.
-func newHandler(store preferencesWriter) http.Handler {
+// newHandler merges the body into the user's saved preferences — fields left out keep their
+// value, a field sent as null goes back to its default — and answers with the whole document.
+func newHandler(store preferencesUpdater) http.Handler {
 	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		id, err := auth.Require(r.Context())
 		if err != nil {
@@ -25,11 +25,12 @@ func newHandler(store preferencesWriter) http.Handler {
 		if err != nil {
 			return err
 		}
-		prefs, err := accounts.DecodePreferences(body)
+		patch, err := accounts.DecodePreferencesPatch(body)
 		if err != nil {
 			return err
 		}
-		if err := store.PutPreferences(r.Context(), id.TenantID, id.UserID, prefs); err != nil {
+		prefs, err := store.UpdatePreferences(r.Context(), id.TenantID, id.UserID, patch)
+		if err != nil {
 			return err
 		}
 		httpapi.WriteData(w, http.StatusOK, prefs)

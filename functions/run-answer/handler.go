@@ -30,8 +30,7 @@ func newHandler(svc answerer) http.Handler {
 		if err != nil {
 			return err
 		}
-		// Any content type: the documented client sends this body without one (text/plain).
-		raw, err := httpapi.ReadBody(r)
+		raw, err := runapi.ReadBody(r)
 		if err != nil {
 			return err
 		}
@@ -42,7 +41,7 @@ func newHandler(svc answerer) http.Handler {
 		if body.Approved == nil {
 			return httpapi.Validation("approved", "is required")
 		}
-		req := runs.AnswerRequest{TenantID: id.TenantID, RunID: runID, Approved: *body.Approved, Answer: body.Answer}
+		req := runs.AnswerRequest{TenantID: id.TenantID, UserID: id.UserID, RunID: runID, Approved: *body.Approved, Answer: body.Answer}
 		if req.IdempotencyKey, req.RequestHash, err = httpapi.IdempotencyKey(r, raw); err != nil {
 			return err
 		}

@@ -32,20 +32,21 @@ func TestHandler(t *testing.T) {
 		{"the example's fetch without headers", "text/plain;charset=UTF-8", `{"approved":false}`, 200, "", runs.AnswerRequest{}},
 		{"approved missing", "application/json", `{"answer":"yes"}`, 400, `{"error":"VALIDATION_ERROR","message":"Invalid request: approved is required"}`, runs.AnswerRequest{}},
 		{"approved of wrong type", "application/json", `{"approved":"yes"}`, 400, `{"error":"VALIDATION_ERROR","message":"Invalid request: approved must be a boolean"}`, runs.AnswerRequest{}},
+		{"a form", "application/x-www-form-urlencoded", `approved=true`, 415, `{"error":"UNSUPPORTED_MEDIA_TYPE","message":"The request body must be application/json."}`, runs.AnswerRequest{}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			stub := &stubAnswerer{}
 			r := httptest.NewRequest("POST", "/agent/run/550e8400-e29b-41d4-a716-446655440000/answer", strings.NewReader(tc.body))
 			r.Header.Set("Content-Type", tc.contentType)
-			r = r.WithContext(auth.WithIdentity(r.Context(), accounts.Identity{TenantID: "ten-a"}, "h"))
+			r = r.WithContext(auth.WithIdentity(r.Context(), accounts.Identity{TenantID: "ten-a", UserID: "u-1"}, "h"))
 			w := httptest.NewRecorder()
 			newHandler(stub).ServeHTTP(w, r)
 			if w.Code != tc.wantStatus || (tc.wantBody != "" && w.Body.String() != tc.wantBody) {
 				t.Errorf("got %d %s, want %d %s", w.Code, w.Body, tc.wantStatus, tc.wantBody)
 			}
-			if tc.wantStatus == 200 && (stub.got.Approved != tc.want.Approved || stub.got.Answer != tc.want.Answer || stub.got.TenantID != "ten-a") {
-				t.Errorf("service got %+v, want %+v for tenant ten-a", stub.got, tc.want)
+			if tc.wantStatus == 200 && (stub.got.Approved != tc.want.Approved || stub.got.Answer != tc.want.Answer || stub.got.TenantID != "ten-a" || stub.got.UserID != "u-1") {
+				t.Errorf("service got %+v, want %+v for user u-1 of tenant ten-a", stub.got, tc.want)
 			}
 		})
 	}

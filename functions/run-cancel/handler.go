@@ -12,7 +12,7 @@ import (
 )
 
 type canceller interface {
-	Cancel(ctx context.Context, tenantID, runID string) error
+	Cancel(ctx context.Context, tenantID, userID, runID string) error
 }
 
 // newHandler cancels the run; the request body is empty and not read.
@@ -26,7 +26,7 @@ func newHandler(svc canceller) http.Handler {
 		if err != nil {
 			return err
 		}
-		if err := svc.Cancel(r.Context(), id.TenantID, runID); err != nil {
+		if err := svc.Cancel(r.Context(), id.TenantID, id.UserID, runID); err != nil {
 			return err
 		}
 		httpapi.AddLogAttrs(r.Context(), slog.String("runId", runID))

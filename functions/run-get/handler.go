@@ -12,7 +12,7 @@ import (
 )
 
 type getter interface {
-	Get(ctx context.Context, tenantID, runID string) (runs.GetResponse, error)
+	Get(ctx context.Context, tenantID, userID, runID string) (runs.GetResponse, error)
 }
 
 func newHandler(svc getter) http.Handler {
@@ -25,7 +25,7 @@ func newHandler(svc getter) http.Handler {
 		if err != nil {
 			return err
 		}
-		resp, err := svc.Get(r.Context(), id.TenantID, runID)
+		resp, err := svc.Get(r.Context(), id.TenantID, id.UserID, runID)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/screenagent/backend/shared/accounts"
@@ -10,10 +11,10 @@ import (
 	"github.com/screenagent/backend/shared/runs"
 )
 
-type stubGetter struct{ tenant, run string }
+type stubGetter struct{ tenant, user, run string }
 
-func (s *stubGetter) Get(_ context.Context, tenantID, runID string) (runs.GetResponse, error) {
-	s.tenant, s.run = tenantID, runID
+func (s *stubGetter) Get(_ context.Context, tenantID, userID, runID string) (runs.GetResponse, error) {
+	s.tenant, s.user, s.run = tenantID, userID, runID
 	if runID != "550e8400-e29b-41d4-a716-446655440000" {
 		return runs.GetResponse{}, runs.ErrNotFound
 	}
@@ -30,16 +31,21 @@ func TestHandler(t *testing.T) {
 		{"a run", "/agent/run/550e8400-e29b-41d4-a716-446655440000", 200,
 			`{"success":true,"state":{"runId":"550e8400-e29b-41d4-a716-446655440000","task":"t","mode":"autonomous","status":"created","currentStep":0,"maxSteps":150,"history":[],"reflections":[],"currentSnapshot":null,"createdAt":1737292800000,"updatedAt":1737292800000}}`},
 		{"unknown run", "/agent/run/650e8400-e29b-41d4-a716-446655440000", 404, `{"error":"NOT_FOUND","message":"Run not found or expired."}`},
+		{"upper-case id", "/agent/run/650E8400-E29B-41D4-A716-446655440000", 404, `{"error":"NOT_FOUND","message":"Run not found or expired."}`},
+		{"malformed id", "/agent/run/not-a-run", 400, `{"error":"VALIDATION_ERROR","message":"Invalid request: runId must be a UUID"}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			stub := &stubGetter{}
 			r := httptest.NewRequest("GET", tc.path, nil)
-			r = r.WithContext(auth.WithIdentity(r.Context(), accounts.Identity{TenantID: "ten-a"}, "h"))
+			r = r.WithContext(auth.WithIdentity(r.Context(), accounts.Identity{TenantID: "ten-a", UserID: "u-1"}, "h"))
 			w := httptest.NewRecorder()
 			newHandler(stub).ServeHTTP(w, r)
-			if w.Code != tc.wantStatus || w.Body.String() != tc.wantBody || stub.tenant != "ten-a" {
-				t.Errorf("got %d %s (tenant %q), want %d %s", w.Code, w.Body, stub.tenant, tc.wantStatus, tc.wantBody)
+			if w.Code != tc.wantStatus || w.Body.String() != tc.wantBody {
+				t.Errorf("got %d %s, want %d %s", w.Code, w.Body, tc.wantStatus, tc.wantBody)
+			}
+			if tc.wantStatus != 400 && (stub.tenant != "ten-a" || stub.user != "u-1" || stub.run != strings.ToLower(stub.run)) {
+				t.Errorf("service got tenant %q user %q run %q, want the identity's and the run id in lower case", stub.tenant, stub.user, stub.run)
 			}
 		})
 	}

@@ -26,8 +26,7 @@ func newHandler(svc starter) http.Handler {
 		if err != nil {
 			return err
 		}
-		// Any content type: the documented client's fetch calls do not all set one.
-		raw, err := httpapi.ReadBody(r)
+		raw, err := runapi.ReadBody(r)
 		if err != nil {
 			return err
 		}

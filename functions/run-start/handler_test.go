@@ -31,6 +31,7 @@ func TestHandler(t *testing.T) {
 		{"mode of wrong type", "application/json", `{"task":"t","mode":1}`, true, 400,
 			`{"error":"VALIDATION_ERROR","message":"Invalid request: mode must be a string"}`},
 		{"not JSON", "application/json", `task=t`, true, 400, `{"error":"VALIDATION_ERROR","message":"Invalid request: body is not valid JSON"}`},
+		{"a form", "application/x-www-form-urlencoded", `task=t`, true, 415, `{"error":"UNSUPPORTED_MEDIA_TYPE","message":"The request body must be application/json."}`},
 		{"no identity", "application/json", `{"task":"t"}`, false, 401, ""},
 	}
 	for _, tc := range cases {

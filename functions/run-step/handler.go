@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -51,7 +50,7 @@ func newHandler(svc stepper, rec metricsEmitter) http.Handler {
 		if err != nil {
 			return err
 		}
-		raw, err := httpapi.ReadBody(r)
+		raw, err := runapi.ReadBody(r)
 		if err != nil {
 			return err
 		}
@@ -59,7 +58,7 @@ func newHandler(svc stepper, rec metricsEmitter) http.Handler {
 		if err != nil {
 			return err
 		}
-		req.TenantID, req.RunID = id.TenantID, runID
+		req.TenantID, req.UserID, req.RunID = id.TenantID, id.UserID, runID
 		if req.IdempotencyKey, req.RequestHash, err = httpapi.IdempotencyKey(r, raw); err != nil {
 			return err
 		}
@@ -85,13 +84,10 @@ func newHandler(svc stepper, rec metricsEmitter) http.Handler {
 	})
 }
 
-// decode reads a step body. Both fields may be null or absent, so an empty body is a step
-// without news.
+// decode reads a step body: a JSON object whose fields may both be null or absent ({} is a step
+// without news). An empty body is refused like on every other route: it is not an object.
 func decode(raw []byte) (runs.StepRequest, error) {
 	var req runs.StepRequest
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return req, nil
-	}
 	var body stepBody
 	if err := httpapi.Unmarshal(raw, &body); err != nil {
 		return req, err

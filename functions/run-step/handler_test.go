@@ -37,26 +37,31 @@ func TestHandler(t *testing.T) {
 			"lastActionResult":{"success":true,"message":"Clicked successfully"}}`, 200,
 			`{"action":"execute_tool","tool":{"name":"click","parameters":{"id":"agent-1"}},"state":{"status":"running","currentStep":1,"maxSteps":150}}`},
 		{"first call with nulls", runPath, `{"snapshot":null,"lastActionResult":null}`, 200, ""},
-		{"empty body", runPath, ``, 200, ""},
+		{"empty body", runPath, ``, 400, `{"error":"VALIDATION_ERROR","message":"Invalid request: body is required"}`},
+		{"no news", runPath, `{}`, 200, ""},
 		{"result data is not read", runPath, `{"lastActionResult":{"success":false,"error":"gone","data":{"any":[1,2]}}}`, 200, ""},
-		{"invalid element", runPath, `{"snapshot":{"url":"u","elements":[{"id":"a","tag":"b","text":"` + strings.Repeat("x", 201) + `"}]}}`, 400,
+		{"invalid element", runPath, `{"snapshot":{"url":"https://a.example/","elements":[{"id":"a","tag":"b","text":"` + strings.Repeat("x", 201) + `"}]}}`, 400,
 			`{"error":"VALIDATION_ERROR","message":"Invalid request: snapshot.elements[0].text must be at most 200 characters, got 201"}`},
 		{"snapshot not an object", runPath, `{"snapshot":"page"}`, 400, `{"error":"VALIDATION_ERROR","message":"Invalid request: snapshot must be an object"}`},
 		{"result without success", runPath, `{"lastActionResult":{"message":"ok"}}`, 400,
 			`{"error":"VALIDATION_ERROR","message":"Invalid request: lastActionResult.success is required"}`},
-		{"not a run id", "/agent/run/42/step", `{}`, 404, `{"error":"NOT_FOUND","message":"Run not found or expired."}`},
+		{"not a run id", "/agent/run/42/step", `{}`, 400, `{"error":"VALIDATION_ERROR","message":"Invalid request: runId must be a UUID"}`},
+		{"javascript page", runPath, `{"snapshot":{"url":"javascript:alert(1)"}}`, 400,
+			`{"error":"VALIDATION_ERROR","message":"Invalid request: snapshot.url must be an absolute http(s) URL"}`},
+		{"file link", runPath, `{"snapshot":{"url":"https://a.example/","elements":[{"id":"a","tag":"a","href":"file:///etc/passwd"}]}}`, 400,
+			`{"error":"VALIDATION_ERROR","message":"Invalid request: snapshot.elements[0].href must not be a javascript:, vbscript:, data: or file: URL"}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			stub := &stubStepper{}
 			r := httptest.NewRequest("POST", tc.path, strings.NewReader(tc.body))
-			r = r.WithContext(auth.WithIdentity(r.Context(), accounts.Identity{TenantID: "ten-a"}, "h"))
+			r = r.WithContext(auth.WithIdentity(r.Context(), accounts.Identity{TenantID: "ten-a", UserID: "u-1"}, "h"))
 			w := httptest.NewRecorder()
 			newHandler(stub, noMetrics{}).ServeHTTP(w, r)
 			if w.Code != tc.wantStatus || (tc.wantBody != "" && w.Body.String() != tc.wantBody) {
 				t.Errorf("got %d %s, want %d %s", w.Code, w.Body, tc.wantStatus, tc.wantBody)
 			}
-			if tc.wantStatus == 200 && (stub.got.TenantID != "ten-a" || stub.got.RunID != "550e8400-e29b-41d4-a716-446655440000") {
+			if tc.wantStatus == 200 && (stub.got.TenantID != "ten-a" || stub.got.UserID != "u-1" || stub.got.RunID != "550e8400-e29b-41d4-a716-446655440000") {
 				t.Errorf("service got %+v, want the tenant and run id", stub.got)
 			}
 		})

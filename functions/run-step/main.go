@@ -29,6 +29,7 @@ func main() {
 		svc := &runs.Service{
 			Store:  store,
 			LLM:    client,
+			Gate:   runapi.TenantGate{Accounts: a.Accounts()},
 			Model:  info.Model,
 			Logger: a.Logger,
 		}

@@ -5,7 +5,9 @@
 //	go run ./infra/admin user list
 //	go run ./infra/admin org create --name Acme
 //	go run ./infra/admin org add-member --org Acme --email ana@example.com [--role admin|member]
-//	go run ./infra/admin tenant set-tier (--email ana@example.com | --org Acme) --tier pro
+//	go run ./infra/admin tenant set-tier (--org Acme | --email ana@example.com [--personal]) --tier pro
+//	go run ./infra/admin tenant set-gate (--email ana@example.com | --org Acme) [--word W]... [--url-pattern P]...
+//	go run ./infra/admin tenant show-gate (--email ana@example.com | --org Acme)
 //	go run ./infra/admin domain add|remove (--email ana@example.com | --org Acme) --pattern '*.acme.com'
 //	go run ./infra/admin domain list (--email ana@example.com | --org Acme)
 //	go run ./infra/admin knowledge ingest (--email ana@example.com | --org Acme) --domain app.acme.com FILE...
@@ -47,7 +49,9 @@ const usage = `admin [--endpoint URL] [--table NAME] COMMAND
   user list
   org create --name NAME
   org add-member --org NAME --email E [--role admin|member]
-  tenant set-tier (--email E | --org NAME) --tier free|pro|enterprise
+  tenant set-tier (--org NAME | --email E [--personal]) --tier free|pro|enterprise
+  tenant set-gate (--email E | --org NAME) [--word W]... [--url-pattern P]...
+  tenant show-gate (--email E | --org NAME)
   domain add (--email E | --org NAME) --pattern P
   domain remove (--email E | --org NAME) --pattern P
   domain list (--email E | --org NAME)
@@ -146,6 +150,10 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 		return c.orgAddMember(ctx, rest)
 	case "tenant set-tier":
 		return c.tenantSetTier(ctx, rest)
+	case "tenant set-gate":
+		return c.tenantSetGate(ctx, rest)
+	case "tenant show-gate":
+		return c.tenantShowGate(ctx, rest)
 	case "domain add":
 		return c.domainAdd(ctx, rest)
 	case "domain remove":

@@ -75,8 +75,9 @@ func TestUsageErrors(t *testing.T) {
 		{"add-member bad role", []string{"org", "add-member", "--org", "A", "--email", "a@example.com", "--role", "owner"}, "--role must be admin or member"},
 		{"set-tier bad tier", []string{"tenant", "set-tier", "--org", "A", "--tier", "gold"}, "--tier must be one of free, pro, enterprise"},
 		{"set-tier without tier", []string{"tenant", "set-tier", "--org", "A"}, "--tier is required"},
-		{"set-tier with both", []string{"tenant", "set-tier", "--org", "A", "--email", "a@example.com", "--tier", "pro"}, "exactly one of --email and --org"},
-		{"set-tier with neither", []string{"tenant", "set-tier", "--tier", "pro"}, "exactly one of --email and --org"},
+		{"set-tier with both", []string{"tenant", "set-tier", "--org", "A", "--email", "a@example.com", "--tier", "pro"}, "give one of them"},
+		{"set-tier with neither", []string{"tenant", "set-tier", "--tier", "pro"}, "give --org NAME, or --email E"},
+		{"set-tier personal without email", []string{"tenant", "set-tier", "--personal", "--tier", "pro"}, "--personal needs --email"},
 		{"empty table", []string{"--table", "", "user", "list"}, "--table must not be empty"},
 	}
 	for _, tt := range tests {
@@ -135,7 +136,7 @@ func TestUserCreate(t *testing.T) {
 	}{
 		{"duplicate email", "another password", []string{"user", "create", "--email", "ANA@example.com", "--name", "A2", "--password-stdin"}, "email already registered"},
 		{"short password", "short\n", []string{"user", "create", "--email", "c@example.com", "--name", "C", "--password-stdin"}, "password must be at least 8 characters"},
-		{"unknown organization", "", []string{"user", "create", "--email", "d@example.com", "--name", "D", "--org", "Nope"}, "not found"},
+		{"unknown organization", "", []string{"user", "create", "--email", "d@example.com", "--name", "D", "--org", "Nope"}, `organization "Nope" does not exist: create it first (admin org create --name "Nope")`},
 	}
 	for _, tt := range failures {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,15 +203,19 @@ func TestOrgAndTier(t *testing.T) {
 	}
 	acme := ms[0].TenantID
 
-	// By e-mail: the tenant Ana logs into, the organization, not her personal one.
-	f.ok(t, "", "tenant", "set-tier", "--email", "ana@example.com", "--tier", "pro")
-	if tn, _ := f.store.GetTenant(ctx, acme); tn.Tier != accounts.TierPro {
-		t.Errorf("Acme tier = %s, want pro", tn.Tier)
+	// By e-mail alone: Ana also belongs to Acme, so which tenant is meant must be said.
+	r := admin(t, f.env, "", "tenant", "set-tier", "--email", "ana@example.com", "--tier", "pro")
+	if r.code != 1 || !strings.Contains(r.stderr, `belongs to organization "Acme"`) || !strings.Contains(r.stderr, "--personal") {
+		t.Errorf("set-tier --email of a member: got exit %d, stderr %q; want 1 asking for --personal or --org", r.code, r.stderr)
 	}
-	if tn, _ := f.store.GetTenant(ctx, ana.ID); tn.Tier != accounts.TierFree {
-		t.Errorf("personal tier = %s, want free", tn.Tier)
+	out := f.ok(t, "", "tenant", "set-tier", "--email", "ana@example.com", "--personal", "--tier", "pro")
+	if tn, _ := f.store.GetTenant(ctx, ana.ID); tn.Tier != accounts.TierPro || !strings.Contains(out, "(personal, id "+ana.ID+")") {
+		t.Errorf("personal tier = %s, stdout %q; want pro and the tenant named", tn.Tier, out)
 	}
-	out := f.ok(t, "", "tenant", "set-tier", "--org", "Acme", "--tier", "enterprise")
+	if tn, _ := f.store.GetTenant(ctx, acme); tn.Tier != accounts.TierFree {
+		t.Errorf("Acme tier = %s, want free: only the personal tenant changes", tn.Tier)
+	}
+	out = f.ok(t, "", "tenant", "set-tier", "--org", "Acme", "--tier", "enterprise")
 	if tn, _ := f.store.GetTenant(ctx, acme); tn.Tier != accounts.TierEnterprise || !strings.Contains(out, "enterprise") {
 		t.Errorf("after --org set-tier: tier %s, stdout %q; want enterprise", tn.Tier, out)
 	}

@@ -57,16 +57,22 @@ func (c *cli) orgAddMember(ctx context.Context, args []string) error {
 }
 
 func (c *cli) tenantSetTier(ctx context.Context, args []string) error {
-	const use = "admin tenant set-tier (--email E | --org NAME) --tier free|pro|enterprise"
+	const use = "admin tenant set-tier (--org NAME | --email E [--personal]) --tier free|pro|enterprise"
 	fs := c.flagSet()
 	email := fs.String("email", "", "")
 	org := fs.String("org", "", "")
+	personal := fs.Bool("personal", false, "")
 	tierFlag := fs.String("tier", "", "")
 	if err := parse(fs, args, use); err != nil {
 		return err
 	}
-	if (*email == "") == (*org == "") {
-		return usagef(use, "give exactly one of --email and --org")
+	switch {
+	case *personal && *email == "":
+		return usagef(use, "--personal needs --email")
+	case *email != "" && *org != "":
+		return usagef(use, "--email picks a user's personal tenant and --org an organization: give one of them")
+	case *email == "" && *org == "":
+		return usagef(use, "give --org NAME, or --email E for a user's personal tenant")
 	}
 	if err := required(use, "tier", *tierFlag); err != nil {
 		return err
@@ -81,7 +87,7 @@ func (c *cli) tenantSetTier(ctx context.Context, args []string) error {
 	}
 	var t accounts.Tenant
 	if *email != "" {
-		t, err = provision.SetUserTier(ctx, s, *email, tier)
+		t, err = provision.SetPersonalTier(ctx, s, *email, *personal, tier)
 	} else {
 		t, err = provision.SetOrgTier(ctx, s, *org, tier)
 	}

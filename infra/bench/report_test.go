@@ -511,7 +511,7 @@ func (e *stepEnv) promptTokens(b *testing.B, n int) (est, exact, pageTokens int)
 		}
 		exact += c
 	}
-	rendered := page.Render(page.Parse(benchPage(n, 1)), "Add the cheapest steel water bottle to the cart", 0)
+	rendered := page.Render(page.Parse(benchPage(n, 1)), page.Options{Query: "Add the cheapest steel water bottle to the cart"})
 	return est, exact, rendered.Tokens
 }
 

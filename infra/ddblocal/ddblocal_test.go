@@ -69,12 +69,7 @@ func TestStartCreateTableStop(t *testing.T) {
 		t.Errorf("Endpoint() = %q, want http://127.0.0.1:<port>", got)
 	}
 
-	client := dynamodb.New(dynamodb.Options{
-		Region:                          "us-east-1",
-		BaseEndpoint:                    aws.String(s.Endpoint()),
-		Credentials:                     credentials.NewStaticCredentialsProvider("k", "s", ""),
-		DisableValidateResponseChecksum: true,
-	})
+	client := testClient(s)
 	_, err = client.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String("Things"),
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS}},
@@ -117,7 +112,6 @@ func TestStartPortInUse(t *testing.T) {
 	defer l.Close()
 	port := l.Addr().(*net.TCPAddr).Port
 
-	begin := time.Now()
 	s, err := Start(context.Background(), Options{Port: port})
 	if err == nil {
 		s.Stop()
@@ -125,9 +119,6 @@ func TestStartPortInUse(t *testing.T) {
 	}
 	if got, want := err.Error(), "already in use"; !strings.Contains(got, want) {
 		t.Errorf("Start on a busy port: got %q, want it to contain %q", got, want)
-	}
-	if d := time.Since(begin); d > 10*time.Second {
-		t.Errorf("Start on a busy port took %v, want a prompt error", d)
 	}
 }
 
@@ -145,8 +136,8 @@ func TestStartDetectsBindFailure(t *testing.T) {
 	defer l.Close()
 	port := l.Addr().(*net.TCPAddr).Port
 
-	begin := time.Now()
-	s, err := start(context.Background(), jarDir, port, nil)
+	// Without the bind check, start would wait for its timeout and fail with another error.
+	s, err := start(context.Background(), jarDir, port, Options{})
 	if err == nil {
 		s.Stop()
 		t.Fatalf("start on a busy port: got nil error, want one")
@@ -154,9 +145,55 @@ func TestStartDetectsBindFailure(t *testing.T) {
 	if !errors.Is(err, errPortInUse) || !strings.Contains(err.Error(), "Failed to bind") {
 		t.Errorf("start on a busy port: got %v, want errPortInUse with the JVM's bind error", err)
 	}
-	if d := time.Since(begin); d > 30*time.Second {
-		t.Errorf("start on a busy port took %v, want a prompt error", d)
+}
+
+// With DataDir, a table and its items are still there after a stop and a new start.
+func TestDataDirSurvivesRestart(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "data")
+	s, err := Start(ctx, Options{Log: testLog{t}, DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer s.Stop()
+	client := testClient(s)
+	if _, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("Kept"),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("PK"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	}); err != nil {
+		t.Fatalf("CreateTable: %v", err)
+	}
+	item := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "ada"}}
+	if _, err := client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("Kept"), Item: item}); err != nil {
+		t.Fatalf("PutItem: %v", err)
+	}
+	if err := s.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+
+	again, err := Start(ctx, Options{Log: testLog{t}, DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Stop()
+	out, err := testClient(again).GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("Kept"), Key: item})
+	if err != nil {
+		t.Fatalf("GetItem after restart: %v", err)
+	}
+	if out.Item == nil {
+		t.Errorf("GetItem after restart: got no item, want the one written before the stop")
+	}
+}
+
+func testClient(s *Server) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{
+		Region:                          "us-east-1",
+		BaseEndpoint:                    aws.String(s.Endpoint()),
+		Credentials:                     credentials.NewStaticCredentialsProvider("k", "s", ""),
+		DisableValidateResponseChecksum: true,
+	})
 }
 
 type testLog struct{ t *testing.T }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -21,8 +22,8 @@ import (
 )
 
 // startTimeout bounds how long a started JVM may take to answer ListTables. It usually takes
-// 2 to 3 seconds.
-const startTimeout = 60 * time.Second
+// 2 to 3 seconds, but a minute and more on a machine whose cores are busy with builds.
+const startTimeout = 3 * time.Minute
 
 // Options configure Start.
 type Options struct {
@@ -32,6 +33,9 @@ type Options struct {
 	Dir string
 	// Log receives progress messages and the server's output; nil discards them.
 	Log io.Writer
+	// DataDir keeps the database in this folder (created when missing), so data survives a
+	// restart; empty means in memory, gone when the server stops.
+	DataDir string
 }
 
 // Server is a running DynamoDB Local.
@@ -43,16 +47,28 @@ type Server struct {
 	waitErr  error
 	stopOnce sync.Once
 	stopErr  error
+	onDisk   bool
 }
 
 // errPortInUse marks a start that failed because the port was taken.
 var errPortInUse = errors.New("port already in use")
 
-// Start installs DynamoDB Local and Java when missing, starts an in-memory DynamoDB Local and
-// returns once it answers requests. ctx bounds the start only; the server runs until Stop.
+// Start installs DynamoDB Local and Java when missing, starts DynamoDB Local (in memory unless
+// opts.DataDir is set) and returns once it answers requests. ctx bounds the start only; the
+// server runs until Stop.
 func Start(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Log == nil {
 		opts.Log = io.Discard
+	}
+	if opts.DataDir != "" {
+		dir, err := filepath.Abs(opts.DataDir)
+		if err != nil {
+			return nil, fmt.Errorf("start DynamoDB Local: data dir: %w", err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("start DynamoDB Local: %w", err)
+		}
+		opts.DataDir = dir
 	}
 	jarDir, err := Install(ctx, opts.Dir, opts.Log)
 	if err != nil {
@@ -65,7 +81,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		if err := portFree(opts.Port); err != nil {
 			return nil, fmt.Errorf("start DynamoDB Local: %w", err)
 		}
-		return start(ctx, jarDir, opts.Port, opts.Log)
+		return start(ctx, jarDir, opts.Port, opts)
 	}
 	// A picked port can be taken by someone else before the JVM binds it; try another then.
 	for attempt := 1; ; attempt++ {
@@ -73,32 +89,38 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("start DynamoDB Local: %w", err)
 		}
-		s, err := start(ctx, jarDir, port, opts.Log)
+		s, err := start(ctx, jarDir, port, opts)
 		if err == nil || !errors.Is(err, errPortInUse) || attempt == 3 {
 			return s, err
 		}
 	}
 }
 
-func start(ctx context.Context, jarDir string, port int, log io.Writer) (*Server, error) {
+func start(ctx context.Context, jarDir string, port int, opts Options) (*Server, error) {
+	storage := []string{"-inMemory"}
+	if opts.DataDir != "" {
+		storage = []string{"-dbPath", opts.DataDir}
+	}
 	// DynamoDB Local has no option to choose the bind address: it listens on all interfaces.
 	args := []string{
 		// Faster startup and a smaller footprint; a test server never needs peak JIT throughput.
 		"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 		"-Djava.library.path=" + filepath.Join(jarDir, "DynamoDBLocal_lib"),
 		"-jar", filepath.Join(jarDir, "DynamoDBLocal.jar"),
-		"-inMemory",
+	}
+	args = append(args, storage...)
+	args = append(args,
 		"-port", strconv.Itoa(port),
 		// One database for every access key and region, so the test client, the local emulator's
 		// functions and the admin CLI see the same tables whatever credentials they resolve.
 		"-sharedDb",
 		// Tests must not phone home.
 		"-disableTelemetry",
-	}
+	)
 	// Not CommandContext: ctx bounds the start, not the server's life.
 	cmd := exec.Command("java", args...)
 	cmd.Dir = jarDir
-	out := newOutputWatch(log)
+	out := newOutputWatch(opts.Log)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = sysProcAttr()
 	// Stop kills the whole group, so the output pipe closes; this is only a backstop.
@@ -106,7 +128,7 @@ func start(ctx context.Context, jarDir string, port int, log io.Writer) (*Server
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start DynamoDB Local: %w", err)
 	}
-	s := &Server{cmd: cmd, port: port, out: out, exited: make(chan struct{})}
+	s := &Server{cmd: cmd, port: port, out: out, exited: make(chan struct{}), onDisk: opts.DataDir != ""}
 	go func() {
 		s.waitErr = cmd.Wait()
 		close(s.exited)
@@ -165,10 +187,20 @@ func (s *Server) Endpoint() string {
 	return "http://127.0.0.1:" + strconv.Itoa(s.port)
 }
 
-// Stop kills the server's process group and waits for it to exit. Calling it again is harmless.
+// stopGrace is how long a database on disk gets to close its files before it is killed.
+const stopGrace = 5 * time.Second
+
+// Stop stops the server's process group and waits for it to exit. Calling it again is harmless.
 func (s *Server) Stop() error {
 	s.stopOnce.Do(func() {
-		// An in-memory database has nothing to flush, so no graceful shutdown is needed.
+		// A database on disk closes its files on SIGTERM; an in-memory one has nothing to flush.
+		if s.onDisk && syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM) == nil {
+			select {
+			case <-s.exited:
+				return
+			case <-time.After(stopGrace):
+			}
+		}
 		if err := syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 			s.stopErr = fmt.Errorf("stop DynamoDB Local: %w", err)
 			return

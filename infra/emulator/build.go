@@ -33,6 +33,8 @@ type builder struct {
 type buildState struct {
 	done chan struct{} // closed when err is final
 	err  error
+	// took is how long the build itself ran, without the wait for a slot.
+	took time.Duration
 }
 
 func newBuilder(root string, flags []string, log *slog.Logger) *builder {
@@ -103,12 +105,23 @@ func (b *builder) run(f *function, st *buildState) {
 	// For the host, whatever the caller's shell targets: the binary runs here, not in Lambda.
 	cmd.Env = append(os.Environ(), "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH, "CGO_ENABLED=0")
 	out, err := cmd.CombinedOutput()
+	st.took = time.Since(start)
 	if err != nil {
 		b.log.Error("build failed", "function", f.id, "package", pkg, "error", err, "output", string(out))
 		st.err = fmt.Errorf("build %s: %w", f.id, err)
 		return
 	}
-	b.log.Info("built", "function", f.id, "durationMs", time.Since(start).Milliseconds())
+	b.log.Info("built", "function", f.id, "durationMs", st.took.Milliseconds())
+}
+
+// duration is how long f's latest finished build ran (zero if it never started).
+func (b *builder) duration(f *function) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if st := b.builds[f.id]; st != nil {
+		return st.took
+	}
+	return 0
 }
 
 // close kills builds in progress and waits for them.

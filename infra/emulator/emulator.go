@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path"
@@ -38,6 +39,10 @@ type Config struct {
 	MaxProcesses int
 	// Logger receives request, cold start, build and error logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Output receives the functions' stdout and stderr, whole lines at a time; nil means os.Stderr.
+	Output io.Writer
+	// BuildProgress, when set, hears of each function as its build by Build ends, one call at a time.
+	BuildProgress func(Built)
 }
 
 // Emulator runs the template's functions and serves its HTTP API routes.
@@ -54,6 +59,9 @@ type Emulator struct {
 	closeOnce sync.Once
 	closeErr  error
 	removeDir string
+	output    io.Writer
+	// buildProgress is Config.BuildProgress.
+	buildProgress func(Built)
 }
 
 // New prepares an emulator; nothing is built or started until first use or Build.
@@ -119,6 +127,12 @@ func New(cfg Config) (_ *Emulator, err error) {
 		builder:   newBuilder(root, cfg.BuildFlags, log),
 		done:      make(chan struct{}),
 		removeDir: removeDir,
+		output:    cfg.Output,
+
+		buildProgress: cfg.BuildProgress,
+	}
+	if e.output == nil {
+		e.output = os.Stderr
 	}
 	layers := envLayers{file: file, caller: caller, overrides: cfg.Overrides, log: log}
 	for _, fn := range cfg.Template.Functions() {

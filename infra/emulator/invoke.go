@@ -29,8 +29,17 @@ func (e *Emulator) Invoke(ctx context.Context, function string, event []byte) ([
 	return out, nil
 }
 
+// Built reports one function of a Build: done of total are finished (this one included).
+type Built struct {
+	Function    string
+	Done, Total int
+	Duration    time.Duration
+	Err         error
+}
+
 // Build builds the given functions (logical IDs or CodeUri folder names), or all of them, so
-// that first requests don't wait for the compiler.
+// that first requests don't wait for the compiler. Config.BuildProgress hears of each function
+// as its build ends.
 func (e *Emulator) Build(ctx context.Context, functions ...string) error {
 	var fns []*function
 	if len(functions) == 0 {
@@ -46,9 +55,22 @@ func (e *Emulator) Build(ctx context.Context, functions ...string) error {
 		fns = append(fns, f)
 	}
 	errs := make([]error, len(fns))
-	var wg sync.WaitGroup
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		done int
+	)
 	for i, f := range fns {
-		wg.Go(func() { errs[i] = e.builder.build(ctx, f) })
+		wg.Go(func() {
+			errs[i] = e.builder.build(ctx, f)
+			if e.buildProgress == nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			done++
+			e.buildProgress(Built{Function: f.id, Done: done, Total: len(fns), Duration: e.builder.duration(f), Err: errs[i]})
+		})
 	}
 	wg.Wait()
 	return errors.Join(errs...)
@@ -103,7 +125,7 @@ func (e *Emulator) invoke(ctx context.Context, f *function, payload []byte, trac
 
 // coldStart starts a process for f and waits for its init.
 func (e *Emulator) coldStart(ctx context.Context, f *function) (*process, error) {
-	p, err := startProcess(f)
+	p, err := startProcess(f, e.output)
 	if err != nil {
 		e.log.Error("start failed", "function", f.id, "error", err)
 		return nil, err

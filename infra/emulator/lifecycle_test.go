@@ -168,7 +168,9 @@ func TestBuildFailure(t *testing.T) {
 	}
 	logs := &logBuffer{}
 	// No BuildDir: the emulator makes a temporary one and removes it on Close.
-	e, err := New(Config{Template: tmpl, Root: "testdata/broken", Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	var reports []Built
+	e, err := New(Config{Template: tmpl, Root: "testdata/broken", Logger: slog.New(slog.NewJSONHandler(logs, nil)),
+		BuildProgress: func(b Built) { reports = append(reports, b) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,9 +182,12 @@ func TestBuildFailure(t *testing.T) {
 	if len(lines) != 1 || !strings.Contains(fmt.Sprint(lines[0]["output"]), "cannot use") {
 		t.Errorf("got build failure logs %v, want one with the compiler's output", lines)
 	}
-	// A failed build is tried again.
+	// A failed build is tried again, and reported.
 	if err := e.Build(context.Background(), "broken"); err == nil || !strings.Contains(err.Error(), "build BrokenFunction") {
 		t.Errorf("got Build error %v, want build BrokenFunction: ...", err)
+	}
+	if len(reports) != 1 || reports[0].Function != "BrokenFunction" || reports[0].Err == nil || reports[0].Done != 1 || reports[0].Total != 1 {
+		t.Errorf("got progress %+v, want one failed report of BrokenFunction, 1 of 1", reports)
 	}
 	if got := len(logs.find(t, "build failed", "BrokenFunction")); got != 2 {
 		t.Errorf("got %d build failure logs, want 2", got)
@@ -205,4 +210,23 @@ func pidOf(t *testing.T, r response) int {
 		t.Fatalf("X-Pid %q: %v", r.header.Get("X-Pid"), err)
 	}
 	return pid
+}
+
+// Build reports every function once, counting up to the total.
+func TestBuildProgress(t *testing.T) {
+	var reports []Built
+	e, _, _ := startEmulator(t, Config{BuildProgress: func(b Built) { reports = append(reports, b) }})
+	if err := e.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for i, b := range reports {
+		if b.Done != i+1 || b.Total != len(e.functions) || b.Err != nil || b.Duration <= 0 {
+			t.Errorf("report %d = %+v, want %d of %d, no error, a duration", i, b, i+1, len(e.functions))
+		}
+		seen[b.Function] = true
+	}
+	if len(reports) != len(e.functions) || len(seen) != len(e.functions) {
+		t.Errorf("got %d reports of %d functions, want one for each of %d", len(reports), len(seen), len(e.functions))
+	}
 }

@@ -18,7 +18,7 @@ func (e *Emulator) InitDuration(ctx context.Context, function string) (time.Dura
 	if err := e.builder.build(ctx, f); err != nil {
 		return 0, err
 	}
-	p, err := startProcess(f)
+	p, err := startProcess(f, e.output)
 	if err != nil {
 		return 0, err
 	}

@@ -3,7 +3,7 @@ package emulator
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 	"os/exec"
 	"time"
 )
@@ -21,12 +21,13 @@ type process struct {
 	waitErr error         // set before exited is closed
 }
 
-func startProcess(f *function) (*process, error) {
+// startProcess starts f's bootstrap with its stdout and stderr going to dst.
+func startProcess(f *function, dst io.Writer) (*process, error) {
 	api, err := newRuntimeAPI(f.arn)
 	if err != nil {
 		return nil, err
 	}
-	out := &output{dst: os.Stderr}
+	out := &output{dst: dst}
 	cmd := exec.Command(f.bootstrap())
 	cmd.Dir = f.taskRoot
 	cmd.Env = environList(f.env, api.addr)

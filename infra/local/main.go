@@ -1,6 +1,7 @@
 // Command local runs the project on one machine without Docker:
 //
-//	local run            DynamoDB Local + tables + demo account + the API emulator (make run)
+//	local run            DynamoDB Local (data on disk under .local/dynamodb) + tables + demo account
+//	                     + the API emulator (make run)
 //	local invoke         one invocation of a function with an event file (make invoke)
 //	local with-dynamodb  a command with a fresh DynamoDB Local in DYNAMODB_TEST_ENDPOINT (make test)
 //	local tables         the template's tables and the demo account in a DynamoDB Local started elsewhere (sam local)
@@ -11,6 +12,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -31,10 +33,13 @@ import (
 	"github.com/screenagent/backend/shared/awsconfig"
 	"github.com/screenagent/backend/shared/logging"
 	"github.com/screenagent/backend/shared/sam"
+	"github.com/screenagent/backend/shared/search/searchtest"
 )
 
 const usage = `usage:
   local run [--addr 127.0.0.1:3000] [--dynamodb-port 8000] [--env-vars infra/env.json]
+            [--data-dir .local/dynamodb | --in-memory] [--fresh]
+            [--fake-search] [--fake-search-script FILE]
   local invoke --function <folder or logical ID> [--event FILE] [--dynamodb-endpoint URL]
   local with-dynamodb -- COMMAND [ARGS...]
   local tables [--endpoint http://127.0.0.1:8000]   create the template's tables (and the demo account) in a running DynamoDB Local`
@@ -88,7 +93,27 @@ func loadProject() (project, error) {
 	return project{root: root, tmpl: tmpl}, nil
 }
 
-func (p project) emulator(logger *slog.Logger, envFile, dynamoEndpoint string, names map[string]string) (*emulator.Emulator, error) {
+// emulatorOptions are what differ between the emulators of run and invoke.
+type emulatorOptions struct {
+	envFile        string
+	dynamoEndpoint string
+	// overrides are more environment overrides of every function (e.g. the fake search).
+	overrides map[string]string
+	names     map[string]string
+	// parameters override template parameters (e.g. AllowedOrigins).
+	parameters map[string]string
+	// output receives the functions' output; nil means os.Stderr.
+	output io.Writer
+	// progress hears of each built function.
+	progress func(emulator.Built)
+}
+
+func (p project) emulator(logger *slog.Logger, o emulatorOptions) (*emulator.Emulator, error) {
+	envFile := o.envFile
+	overrides := map[string]string{"DYNAMODB_ENDPOINT": o.dynamoEndpoint}
+	for k, v := range o.overrides {
+		overrides[k] = v
+	}
 	if envFile != "" && !filepath.IsAbs(envFile) {
 		envFile = filepath.Join(p.root, envFile)
 	}
@@ -98,19 +123,30 @@ func (p project) emulator(logger *slog.Logger, envFile, dynamoEndpoint string, n
 	return emulator.New(emulator.Config{
 		Template:  p.tmpl,
 		Root:      p.root,
-		Env:       sam.Env{Resources: names},
+		Env:       sam.Env{Resources: o.names, Parameters: o.parameters},
 		EnvFile:   envFile,
-		Overrides: map[string]string{"DYNAMODB_ENDPOINT": dynamoEndpoint},
+		Overrides: overrides,
 		BuildDir:  filepath.Join(p.root, ".local", "build"),
 		Logger:    logger,
+		Output:    o.output,
+
+		BuildProgress: o.progress,
 	})
 }
+
+// EnvAllowedOrigins overrides the template's AllowedOrigins (comma-separated) for make run.
+const EnvAllowedOrigins = "ALLOWED_ORIGINS"
 
 func run(ctx context.Context, logger *slog.Logger, args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:3000", "address the API listens on")
 	port := fs.Int("dynamodb-port", 8000, "port of DynamoDB Local")
 	envFile := fs.String("env-vars", "infra/env.json", "environment overrides in `sam local --env-vars` format")
+	fakeSearch := fs.Bool("fake-search", false, "answer web searches from a local fake of the Tavily API, with made-up results")
+	searchScript := fs.String("fake-search-script", "", "a JSON `file` of scripted results for the fake search ([{\"query\", \"results\"}]; implies --fake-search)")
+	dataDir := fs.String("data-dir", filepath.Join(".local", "dynamodb"), "where DynamoDB Local keeps its data (relative to the repository)")
+	inMemory := fs.Bool("in-memory", false, "keep no data: DynamoDB Local in memory (tests, the proving ground)")
+	fresh := fs.Bool("fresh", false, "delete the data of earlier runs before starting")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -118,20 +154,54 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
+	overrides := map[string]string{}
+	if *fakeSearch || *searchScript != "" {
+		srv, err := startFakeSearch(*searchScript)
+		if err != nil {
+			return err
+		}
+		defer srv.Close()
+		// The fake replaces any configured key, so no real search is made by mistake.
+		overrides["TAVILY_BASE_URL"], overrides["TAVILY_API_KEY"], overrides["TAVILY_API_KEY_SECRET_ARN"] = srv.URL(), searchtest.Key, ""
+		logger.Info("fake web search", "url", srv.URL(), "script", *searchScript)
+	}
 	// Listen first: a busy port should fail before minutes of setup, not after.
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
-	defer ln.Close()
+	// Serve at once: until the API is ready every request gets a prompt 503 saying what the
+	// stack is doing, rather than a connection that hangs.
+	g := newGate("starting DynamoDB Local")
+	srv := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	defer func() {
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdownCtx)
+	}()
 
+	dir := ""
+	if !*inMemory {
+		if dir = *dataDir; !filepath.IsAbs(dir) {
+			dir = filepath.Join(p.root, dir)
+		}
+		if *fresh {
+			if err := os.RemoveAll(dir); err != nil {
+				return fmt.Errorf("start fresh: %w", err)
+			}
+		}
+	}
+	fmt.Fprintln(os.Stderr, dataNotice(dir, *fresh))
 	logger.Info("starting DynamoDB Local", "port", *port)
-	db, err := ddblocal.Start(ctx, ddblocal.Options{Port: *port, Log: os.Stderr})
+	db, err := ddblocal.Start(ctx, ddblocal.Options{Port: *port, Log: os.Stderr, DataDir: dir})
 	if err != nil {
 		return err
 	}
 	defer db.Stop()
 
+	g.setPhase("creating tables")
 	cfg, err := awsconfig.Load(ctx, db.Endpoint())
 	if err != nil {
 		return err
@@ -147,32 +217,73 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 		return err
 	}
 
-	emu, err := p.emulator(logger, *envFile, db.Endpoint(), names)
+	opts := emulatorOptions{envFile: *envFile, dynamoEndpoint: db.Endpoint(), names: names, overrides: overrides, output: &stepLog{dst: os.Stderr}}
+	if origins := os.Getenv(EnvAllowedOrigins); origins != "" {
+		opts.parameters = map[string]string{"AllowedOrigins": origins}
+	}
+	progress := newBuildReporter(os.Stderr, g, len(p.tmpl.Functions()))
+	opts.progress = progress.built
+	emu, err := p.emulator(logger, opts)
 	if err != nil {
+		progress.finish()
 		return err
 	}
 	defer emu.Close()
-	logger.Info("building functions")
-	if err := emu.Build(ctx); err != nil {
+	err = emu.Build(ctx)
+	progress.finish()
+	if ctx.Err() != nil {
+		logger.Info("stopping")
+		return nil
+	}
+	if err != nil {
 		return err
 	}
 
-	srv := &http.Server{Handler: emu.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	g.open(emu.Handler())
 	fmt.Fprintf(os.Stderr, "\nAPI ready on http://%s  (try: curl -s http://%s/api/health)\n%s\nCtrl-C stops everything.\n\n", *addr, *addr, demo)
 
 	select {
 	case <-ctx.Done():
 		logger.Info("stopping")
+		return nil
 	case err := <-errc:
-		if !errors.Is(err, http.ErrServerClosed) {
-			return err
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
 		}
+		return err
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return srv.Shutdown(shutdownCtx)
+}
+
+// dataNotice says where the local data lives and how to start without it.
+func dataNotice(dir string, fresh bool) string {
+	switch {
+	case dir == "":
+		return "DynamoDB Local runs in memory (--in-memory): users, tasks and knowledge are gone when it stops."
+	case fresh:
+		return fmt.Sprintf("Starting fresh: deleted the data in %s. Data of this run stays there.", dir)
+	}
+	return fmt.Sprintf("Local data (users, tasks, knowledge) is kept in %s; `make run FRESH=1` starts empty, `make run IN_MEMORY=1` keeps nothing.", dir)
+}
+
+// startFakeSearch starts the fake Tavily API: with a script, it answers the scripted queries
+// (and nothing for others, as a search that finds nothing); without, made-up results for all.
+func startFakeSearch(script string) (*searchtest.Server, error) {
+	srv := searchtest.Start(searchtest.Key)
+	if script == "" {
+		srv.GenerateUnscripted()
+		return srv, nil
+	}
+	f, err := os.Open(script)
+	if err != nil {
+		srv.Close()
+		return nil, fmt.Errorf("fake search script: %w", err)
+	}
+	defer f.Close()
+	if err := srv.LoadScript(f); err != nil {
+		srv.Close()
+		return nil, err
+	}
+	return srv, nil
 }
 
 // Demo account defaults; DEMO_EMAIL, DEMO_PASSWORD and DEMO_ORG override them.
@@ -231,7 +342,7 @@ func invoke(ctx context.Context, logger *slog.Logger, args []string) error {
 	if _, err := awsconfig.DynamoDB(cfg, *endpoint).ListTables(ctx, nil); err != nil {
 		return fmt.Errorf("DynamoDB Local at %s does not answer (start it with `make run` in another terminal): %w", *endpoint, err)
 	}
-	emu, err := p.emulator(logger, *envFile, *endpoint, tables.Names(p.tmpl, ""))
+	emu, err := p.emulator(logger, emulatorOptions{envFile: *envFile, dynamoEndpoint: *endpoint, names: tables.Names(p.tmpl, "")})
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,15 @@ type Tenant struct {
 	CreatedAt time.Time
 }
 
+// GateSettings are a tenant's additions to the run API's security gate: words that mark an
+// element as risky to activate, and URL patterns of its own checkout or payment pages (their
+// rules are package runs/gate's Custom, which checks them before they are stored). They are kept
+// on the tenant's item but read apart from it, only by the routes that need them.
+type GateSettings struct {
+	Words       []string
+	URLPatterns []string
+}
+
 // Organization roles.
 const (
 	RoleAdmin  = "admin"

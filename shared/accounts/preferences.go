@@ -86,43 +86,58 @@ func (p Preferences) Validate() error {
 	return nil
 }
 
-// DecodePreferences reads a complete preferences document, the body of a save. A field that is
-// absent or null takes its default; an unknown field, a value of the wrong type or one that
-// Validate refuses is a *ValidationError naming that field, and a body that isn't one JSON
+// PreferencesPatch is the body of a save: saving merges, so only the fields it names change.
+type PreferencesPatch struct {
+	// Values holds the new value of each field in Set; its other fields are defaults.
+	Values Preferences
+	// Set and Reset list JSON field names: Set takes its value from Values, Reset (a field sent
+	// as null) goes back to its default.
+	Set, Reset []string
+}
+
+// DecodePreferencesPatch reads the body of a save: a JSON object with some of the fields. A
+// field set to null is reset to its default. An unknown field, a value of the wrong type or one
+// that Validate refuses is a *ValidationError naming that field, and a body that isn't one JSON
 // object is one naming "body".
 //
 // Field names match exactly: encoding/json alone would accept "THEME" for "theme" and ignore
 // or only vaguely report unknown fields, so each field is decoded on its own.
-func DecodePreferences(data []byte) (Preferences, error) {
+func DecodePreferencesPatch(data []byte) (PreferencesPatch, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return Preferences{}, invalid("body", "is required")
+		return PreferencesPatch{}, invalid("body", "is required")
 	}
 	if !json.Valid(data) {
-		return Preferences{}, invalid("body", "is not valid JSON")
+		return PreferencesPatch{}, invalid("body", "is not valid JSON")
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil || raw == nil {
-		return Preferences{}, invalid("body", "must be a JSON object")
+		return PreferencesPatch{}, invalid("body", "must be a JSON object")
 	}
-	p := DefaultPreferences()
-	fields := p.fields()
+	patch := PreferencesPatch{Values: DefaultPreferences()}
+	fields := patch.Values.fields()
 	// Sorted, so that a body with several unknown fields always names the same one.
 	for _, name := range slices.Sorted(maps.Keys(raw)) {
 		if !slices.ContainsFunc(fields, func(f prefField) bool { return f.name == name }) {
-			return Preferences{}, invalid(name, "is not a known preference")
+			return PreferencesPatch{}, invalid(name, "is not a known preference")
 		}
 	}
 	for _, f := range fields {
-		if v, ok := raw[f.name]; ok {
-			if err := json.Unmarshal(v, f.target); err != nil {
-				return Preferences{}, invalid(f.name, f.typeReason)
-			}
+		v, ok := raw[f.name]
+		switch {
+		case !ok:
+		case bytes.Equal(bytes.TrimSpace(v), []byte("null")):
+			patch.Reset = append(patch.Reset, f.name)
+		case json.Unmarshal(v, f.target) != nil:
+			return PreferencesPatch{}, invalid(f.name, f.typeReason)
+		default:
+			patch.Set = append(patch.Set, f.name)
 		}
 	}
-	if err := p.Validate(); err != nil {
-		return Preferences{}, err
+	// The fields not set are defaults, so this judges the values sent.
+	if err := patch.Values.Validate(); err != nil {
+		return PreferencesPatch{}, err
 	}
-	return p, nil
+	return patch, nil
 }
 
 type prefField struct {

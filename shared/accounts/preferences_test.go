@@ -48,9 +48,9 @@ func TestPreferencesFieldsMatchJSON(t *testing.T) {
 		t.Errorf("decoded fields %v, want the JSON names %v", got, want)
 	}
 	// Decoding the marshalled defaults through the field list must reproduce them.
-	got, err := DecodePreferences(encoded)
+	got, err := decodeValues(encoded)
 	if err != nil || got != DefaultPreferences() {
-		t.Errorf("DecodePreferences(marshalled defaults) = (%+v, %v), want (%+v, nil)", got, err, DefaultPreferences())
+		t.Errorf("decodeValues(marshalled defaults) = (%+v, %v), want (%+v, nil)", got, err, DefaultPreferences())
 	}
 	// And each entry must point at its own field: flip every field away from its default.
 	custom := Preferences{
@@ -61,12 +61,12 @@ func TestPreferencesFieldsMatchJSON(t *testing.T) {
 	if err != nil {
 		t.Fatalf("json.Marshal: %v", err)
 	}
-	if got, err := DecodePreferences(encoded); err != nil || got != custom {
-		t.Errorf("DecodePreferences(%s) = (%+v, %v), want (%+v, nil)", encoded, got, err, custom)
+	if got, err := decodeValues(encoded); err != nil || got != custom {
+		t.Errorf("decodeValues(%s) = (%+v, %v), want (%+v, nil)", encoded, got, err, custom)
 	}
 }
 
-func TestDecodePreferences(t *testing.T) {
+func TestDecodePreferencesPatchValues(t *testing.T) {
 	with := func(change func(*Preferences)) Preferences {
 		p := DefaultPreferences()
 		change(&p)
@@ -96,9 +96,9 @@ func TestDecodePreferences(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := DecodePreferences([]byte(tt.body))
+			got, err := decodeValues([]byte(tt.body))
 			if err != nil || got != tt.want {
-				t.Errorf("DecodePreferences(%s) = (%+v, %v), want (%+v, nil)", tt.body, got, err, tt.want)
+				t.Errorf("decodeValues(%s) = (%+v, %v), want (%+v, nil)", tt.body, got, err, tt.want)
 			}
 		})
 	}
@@ -157,16 +157,16 @@ func TestDecodePreferencesInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := DecodePreferences([]byte(tt.body))
+			got, err := decodeValues([]byte(tt.body))
 			var ve *ValidationError
 			if !errors.As(err, &ve) {
-				t.Fatalf("DecodePreferences(%s) = (%+v, %v), want a *ValidationError", tt.body, got, err)
+				t.Fatalf("decodeValues(%s) = (%+v, %v), want a *ValidationError", tt.body, got, err)
 			}
 			if ve.Field != tt.field || ve.Reason != tt.reason {
-				t.Errorf("DecodePreferences(%s): got {%q, %q}, want {%q, %q}", tt.body, ve.Field, ve.Reason, tt.field, tt.reason)
+				t.Errorf("decodeValues(%s): got {%q, %q}, want {%q, %q}", tt.body, ve.Field, ve.Reason, tt.field, tt.reason)
 			}
 			if got != (Preferences{}) {
-				t.Errorf("DecodePreferences(%s) returned %+v with the error, want the zero value", tt.body, got)
+				t.Errorf("decodeValues(%s) returned %+v with the error, want the zero value", tt.body, got)
 			}
 		})
 	}
@@ -207,7 +207,7 @@ func TestValidationErrorIsFieldError(t *testing.T) {
 		FieldName() string
 		FieldReason() string
 	}
-	_, err := DecodePreferences([]byte(`{"theme":"blue"}`))
+	_, err := decodeValues([]byte(`{"theme":"blue"}`))
 	var fe fieldError
 	if !errors.As(err, &fe) {
 		t.Fatalf("error %T does not implement FieldName/FieldReason", err)
@@ -217,5 +217,29 @@ func TestValidationErrorIsFieldError(t *testing.T) {
 	}
 	if got, want := fe.Error(), "theme must be one of light, dark, system"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+// decodeValues is the values of a decoded patch: a field left out or null has its default.
+func decodeValues(body []byte) (Preferences, error) {
+	p, err := DecodePreferencesPatch(body)
+	return p.Values, err
+}
+
+// A save merges: the patch names the fields it sets and the ones sent as null, to reset.
+func TestDecodePreferencesPatchFields(t *testing.T) {
+	tests := []struct {
+		body       string
+		set, reset []string
+	}{
+		{`{}`, nil, nil},
+		{`{"debugMode":true}`, []string{"debugMode"}, nil},
+		{`{"theme":"dark","language":null,"maxStepsPerTask":5}`, []string{"theme", "maxStepsPerTask"}, []string{"language"}},
+	}
+	for _, tt := range tests {
+		p, err := DecodePreferencesPatch([]byte(tt.body))
+		if err != nil || !slices.Equal(p.Set, tt.set) || !slices.Equal(p.Reset, tt.reset) {
+			t.Errorf("DecodePreferencesPatch(%s) = set %v reset %v (%v), want set %v reset %v", tt.body, p.Set, p.Reset, err, tt.set, tt.reset)
+		}
 	}
 }

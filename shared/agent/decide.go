@@ -2,12 +2,19 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/screenagent/backend/shared/agent/actions"
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/llm"
+	"github.com/screenagent/backend/shared/search"
 	"github.com/screenagent/backend/shared/tasks"
 )
 
@@ -15,8 +22,14 @@ import (
 type decision struct {
 	thought string
 	action  actions.Action
+	// sections are the reply's optional blocks (plan, expectation, evaluation, …).
+	sections map[string]string
 	// modelAction is what the model answered, before any policy replaced it.
 	modelAction string
+	// note says what the server did about the choice, for later prompts ("" for nothing).
+	note string
+	// serverTools lists the SERVER tools run within the step.
+	serverTools []string
 	usage       llm.Usage
 	latency     time.Duration
 	attempts    int
@@ -25,74 +38,185 @@ type decision struct {
 	parseErrors []string
 }
 
-// maxReplyTokens bounds the model's reply: a thought and one action.
-const maxReplyTokens = 1024
+const (
+	// maxReplyTokens bounds the model's reply: a thought, one action and the optional blocks.
+	maxReplyTokens = 1024
+	// maxServerTools bounds the SERVER tools one step runs before a DOM action must come.
+	maxServerTools = 3
+)
 
-// decide asks the model for the next action. A reply that does not parse or names an element the
-// page lacks gets one corrective retry that quotes the problem (llm.CompleteParsed); a second bad
-// reply becomes fail("…") with the reason, so the step still ends cleanly. Only a failed LLM call
-// is an error.
-func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page) (decision, error) {
+// decide asks the model for the next action. A reply that does not parse, names an element the
+// page lacks, uses an unknown variable or repeats an action the loop guard refuses gets one
+// corrective retry that quotes the problem (llm.CompleteParsed). A second bad reply becomes
+// fail("…") with the reason, so the step still ends cleanly, except for a model that insists on
+// a refused loop: then the user is asked what to do rather than burning steps. A SERVER tool
+// (extractValue) is run here and the model asked again, at most maxServerTools times and while
+// the deadline allows. Only a failed LLM call is an error.
+func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page, tried map[string]int, st *state, pageURL string) (decision, error) {
+	mem := &st.task.Memory
 	llmCtx, cancel := llm.WithReserve(ctx, e.writeReserve(), 0)
 	defer cancel()
 	type choice struct {
-		thought string
-		action  actions.Action
+		reply  actions.Reply
+		action actions.Action
 	}
-	parse := func(reply string) (choice, error) {
-		thought, a, err := parseDecision(reply, pg)
-		return choice{thought, a}, err
+	var lastErr error
+	parse := func(text string) (choice, error) {
+		r, a, err := parseDecision(text, pg, mem.Variables)
+		if err == nil && a.Handler() == actions.DOM {
+			err = checkLoop(a, tried)
+		}
+		lastErr = err
+		return choice{r, a}, err
 	}
 	minBudget := e.CorrectionMinBudget
 	if minBudget <= 0 {
 		minBudget = DefaultCorrectionMinBudget
 	}
-	req := llm.Request{
-		Messages:  []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}},
-		MaxTokens: maxReplyTokens,
-	}
-	p, err := llm.CompleteParsed(llmCtx, e.LLM, req, parse,
-		"Reply again with exactly one <Thought>…</Thought> and one <Action>…</Action>, using only the actions listed and element ids present on the current page.",
-		minBudget)
-	d := decision{
-		usage: p.Usage, latency: p.Latency, attempts: p.Attempts, model: e.Model,
-		corrected: p.Corrected, parseErrors: p.ParseErrors,
-	}
-	if p.Model != "" {
-		d.model = p.Model
-	}
-	if err != nil {
-		return d, err
-	}
-	if p.Valid {
-		d.thought, d.action, d.modelAction = p.Value.thought, p.Value.action, p.Value.action.String()
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}}
+	d := decision{model: e.Model}
+	for round := 0; ; round++ {
+		p, err := llm.CompleteParsed(llmCtx, e.LLM, llm.Request{Messages: msgs, MaxTokens: maxReplyTokens}, parse,
+			"Reply again with exactly one <Thought>…</Thought> and one <Action>…</Action> (the optional blocks may stay), using only the actions listed and element ids present on the current page.",
+			minBudget)
+		d.usage.PromptTokens += p.Usage.PromptTokens
+		d.usage.CompletionTokens += p.Usage.CompletionTokens
+		d.latency += p.Latency
+		d.attempts += p.Attempts
+		d.corrected = d.corrected || p.Corrected
+		d.parseErrors = append(d.parseErrors, p.ParseErrors...)
+		if p.Model != "" {
+			d.model = p.Model
+		}
+		if err != nil {
+			return d, err
+		}
+		if !p.Valid {
+			return refused(d, p.ParseErrors[0], p.Reply, lastErr), nil
+		}
+		a := p.Value.action
+		if a.Handler() == actions.Server {
+			result := e.runServerTool(llmCtx, a, st, pageURL)
+			d.serverTools = append(d.serverTools, a.String())
+			if round+1 < maxServerTools && enoughTime(llmCtx, minBudget) {
+				msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: p.Reply},
+					llm.Message{Role: llm.RoleUser, Content: "SERVER TOOL RESULT: " + result + "\nNow choose the next action on the page."})
+				continue
+			}
+			wait, _ := actions.New("wait", time.Second)
+			d.thought, d.action, d.modelAction = p.Value.reply.Thought, wait, a.String()
+			d.note = "the server ran " + a.String() + "; no time was left to ask for the next action"
+			return d, nil
+		}
+		d.thought, d.action, d.sections, d.modelAction = p.Value.reply.Thought, a, p.Value.reply.Sections, a.String()
 		return d, nil
 	}
-	reason := "I could not decide on a valid next action: " + p.ParseErrors[0]
-	fail, _ := actions.New("fail", shorten(reason, 500))
-	d.thought, d.action, d.modelAction = reason, fail, p.Reply
-	return d, nil
 }
 
-func parseDecision(reply string, pg *page.Page) (string, actions.Action, error) {
-	thought, raw, err := actions.ParseReply(reply)
+// refused ends a step whose replies could not be used.
+func refused(d decision, firstErr, reply string, lastErr error) decision {
+	var loop loopError
+	if errors.As(lastErr, &loop) {
+		ask, _ := actions.New("askUser", "I have tried "+loop.action+" several times and the page does not change. How would you like me to continue?")
+		d.thought, d.action, d.modelAction = "I keep trying the same thing without effect, so I'd rather ask you.", ask, loop.action
+		d.note = "the server refused " + loop.action + " (repeated on an unchanged page) and asked the user instead"
+		return d
+	}
+	reason := "I could not decide on a valid next action: " + firstErr
+	fail, _ := actions.New("fail", shorten(reason, 500))
+	d.thought, d.action, d.modelAction = reason, fail, reply
+	return d
+}
+
+func enoughTime(ctx context.Context, need time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	return !ok || time.Until(dl) >= need
+}
+
+// searchBudget is the token budget of one search's results in the prompt.
+const searchBudget = 1200
+
+// runServerTool carries out a SERVER tool and says what it did, for the model.
+func (e *Engine) runServerTool(ctx context.Context, a actions.Action, st *state, pageURL string) string {
+	mem := &st.task.Memory
+	args := a.Args()
+	switch a.Name() {
+	case "googleSearch":
+		q := args[0].(string)
+		if e.Search == nil {
+			return "web search is not available in this deployment; go on without it"
+		}
+		r, err := e.Search.Search(ctx, search.Request{TenantID: st.task.TenantID, TaskID: st.task.ID, Query: q, PageURL: pageURL})
+		if err != nil {
+			// A failed search never fails the step: the model is told and goes on.
+			e.logger().WarnContext(ctx, "web search failed", "taskId", st.task.ID, "error", err.Error())
+			return "the web search failed (" + shorten(err.Error(), 200) + "); go on without it, or ask the user"
+		}
+		summary := search.Summarize(r, searchBudget)
+		mem.AddSearch(tasks.SearchNote{Query: q, Summary: summary})
+		return summary
+	case "extractValue":
+		key, value := args[0].(string), args[1].(string)
+		if mem.Variables == nil {
+			mem.Variables = map[string]string{}
+		}
+		if _, exists := mem.Variables[key]; !exists && len(mem.Variables) >= MaxVariables {
+			return fmt.Sprintf("not stored: the task already holds %d values", MaxVariables)
+		}
+		mem.Variables[key] = shorten(value, MaxVariableValue)
+		return fmt.Sprintf("stored %s = %s; use it with useVariable(%s)", quote(key), quote(value), quote(key))
+	}
+	return a.Name() + " is not available"
+}
+
+var useVariableCall = regexp.MustCompile(`useVariable\(\s*"((?:[^"\\]|\\.)*)"\s*\)`)
+
+// substituteVariables replaces useVariable("key") in an action by the value, quoted, so that
+// the client never receives a useVariable call; an unknown key is an error for the model.
+func substituteVariables(raw string, vars map[string]string) (string, error) {
+	var missing string
+	out := useVariableCall.ReplaceAllStringFunc(raw, func(call string) string {
+		key := useVariableCall.FindStringSubmatch(call)[1]
+		v, ok := vars[key]
+		if !ok {
+			if missing == "" {
+				missing = key
+			}
+			return call
+		}
+		q, _ := json.Marshal(v)
+		return string(q)
+	})
+	if missing != "" {
+		known := slices.Sorted(maps.Keys(vars))
+		return "", fmt.Errorf("useVariable(%q): no value is stored under that key (known keys: %s); use extractValue first or write the text", missing, strings.Join(known, ", "))
+	}
+	return out, nil
+}
+
+func parseDecision(reply string, pg *page.Page, vars map[string]string) (actions.Reply, actions.Action, error) {
+	r, err := actions.ParseReplySections(reply)
 	if err != nil {
-		return "", actions.Action{}, err
+		return r, actions.Action{}, err
+	}
+	raw, err := substituteVariables(r.Action, vars)
+	if err != nil {
+		return r, actions.Action{}, err
 	}
 	a, err := actions.Parse(raw)
 	if err != nil {
-		return "", actions.Action{}, err
+		return r, actions.Action{}, err
 	}
 	if err := actions.Validate(a, pg.HasElement); err != nil {
-		return "", actions.Action{}, err
+		return r, actions.Action{}, err
 	}
-	return strings.TrimSpace(thought), a, nil
+	return r, a, nil
 }
 
 // applyPolicies enforces the server's rules on the model's choice (§4.10): finish() while a
 // failure is unverified becomes verifySuccess first.
-func (e *Engine) applyPolicies(d decision, history []tasks.Step, report *tasks.Report) decision {
-	if d.action.Name() != "finish" || !unverifiedFailure(history, report) {
+func (e *Engine) applyPolicies(d decision, mem *tasks.Memory) decision {
+	if d.action.Name() != "finish" || !unverifiedFailure(mem) {
 		return d
 	}
 	v, err := actions.New("verifySuccess", "Confirm on the current page that the task is complete.")
@@ -101,34 +225,16 @@ func (e *Engine) applyPolicies(d decision, history []tasks.Step, report *tasks.R
 	}
 	d.action = v
 	d.thought = strings.TrimSpace(d.thought + " Before finishing, I'll check the page once more, since an earlier step failed.")
+	d.note = "the server asked for a verification before finish()"
 	return d
 }
 
 // finishNotes tell the model about the policy before it answers, so it rarely needs applying.
-func finishNotes(history []tasks.Step, report *tasks.Report) []string {
-	if !unverifiedFailure(history, report) {
+func finishNotes(mem *tasks.Memory) []string {
+	if !unverifiedFailure(mem) {
 		return nil
 	}
 	return []string{"An earlier action failed and success has not been verified since. Use verifySuccess(\"...\") before finish()."}
-}
-
-// unverifiedFailure reports whether some action failed and no verifySuccess has succeeded since.
-// The result of step i's action arrives as step i+1's PreviousReport, the last one as report.
-func unverifiedFailure(history []tasks.Step, report *tasks.Report) bool {
-	lastFailure, lastVerified := -1, -1
-	for i, s := range history {
-		r := report
-		if i+1 < len(history) {
-			r = history[i+1].PreviousReport
-		}
-		switch {
-		case r.Failed():
-			lastFailure = i
-		case r != nil && strings.HasPrefix(s.Action, "verifySuccess("):
-			lastVerified = i
-		}
-	}
-	return lastFailure >= 0 && lastVerified < lastFailure
 }
 
 func shorten(s string, n int) string {

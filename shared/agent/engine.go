@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -17,6 +18,7 @@ import (
 	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/knowledge"
 	"github.com/screenagent/backend/shared/llm"
+	"github.com/screenagent/backend/shared/search"
 	"github.com/screenagent/backend/shared/tasks"
 )
 
@@ -43,7 +45,10 @@ type TaskStore interface {
 	GetIdempotency(ctx context.Context, tenantID, key string) (tasks.IdempotencyRecord, error)
 	IdempotencyItem(tenantID string, rec tasks.IdempotencyRecord) (dynamo.Item, error)
 	DebugItem(tenantID string, e tasks.DebugEntry) (dynamo.Item, error)
+	VerificationItem(tenantID string, v tasks.Verification) (dynamo.Item, error)
+	CorrectionItem(tenantID string, c tasks.Correction) (dynamo.Item, error)
 	PutDebug(ctx context.Context, tenantID string, e tasks.DebugEntry) error
+	TaskLeases
 }
 
 // ChatStore is what the engine needs of the chat store.
@@ -61,13 +66,20 @@ type Retriever interface {
 	Resolve(ctx context.Context, tenantID, rawURL, query string) (knowledge.Result, error)
 }
 
+// Searcher searches the web for the googleSearch SERVER tool.
+type Searcher interface {
+	Search(ctx context.Context, req search.Request) (search.Results, error)
+}
+
 // Engine decides and records one step of a task.
 type Engine struct {
 	Tasks     TaskStore
 	Chat      ChatStore
 	DB        dynamo.Writer
 	Knowledge Retriever
-	LLM       llm.Client
+	// Search serves googleSearch; nil means no web search (the model is told so).
+	Search Searcher
+	LLM    llm.Client
 	// Model names the configured model for records (the reply's own model wins when given).
 	Model string
 	// MaxSteps bounds a task (50 by default).
@@ -111,21 +123,26 @@ func (e *Engine) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// Interact runs one step: it loads the task and its history, asks the LLM for the next action
-// and stores the step, its chat messages, a debug entry and the idempotency record in one
-// transaction. Any error leaves the task exactly as it was.
-func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
+// Interact runs one step: it loads the task (whose item holds what the prompt needs of its past),
+// takes in the client's report and the user's message, asks the LLM for the next action and
+// stores the step, its chat messages, a debug entry and the idempotency record in one
+// transaction. Any error leaves the task exactly as it was. The task and the Idempotency-Key are
+// held while the LLM decides (lease.go).
+func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err error) {
 	start := e.now()
 	tenant := req.Identity.TenantID
-	if req.IdempotencyKey != "" {
-		resp, found, err := e.replay(ctx, tenant, req)
-		if found || err != nil {
-			return resp, err
-		}
+	req.IdempotencyKey = ownKey(req)
+	h, replayed, found, err := e.claim(ctx, req)
+	if found || err != nil {
+		return replayed, err
 	}
+	defer func() { h.release(ctx, err) }()
 
 	st, err := e.load(ctx, req)
 	if err != nil {
+		return Response{}, err
+	}
+	if err := h.leaseTask(ctx, st); err != nil {
 		return Response{}, err
 	}
 
@@ -137,19 +154,43 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 	}
 
 	pg := page.Parse(req.DOM)
-	rendered := page.Render(pg, req.Query, e.PageBudget)
-	notes := finishNotes(st.history, req.Report)
+	mem := &st.task.Memory
+	prevAction := ""
+	if last := mem.Last(); last != nil {
+		prevAction = last.Action
+	}
+	userMessage := takeIn(mem, st.task.Query, req, st.isNew, st.task.StepCount)
+	for k, v := range req.Variables {
+		if mem.Variables == nil {
+			mem.Variables = map[string]string{}
+		}
+		mem.Variables[k] = v
+	}
+	fp := fingerprint(req.URL, pg)
+	tried := triedOn(mem, fp)
+	chk := verifyLast(mem, st.task.ID, req.URL, fp, pg, req.Report, start)
+	rendered := page.Render(pg, page.Options{Query: focusQuery(st.task.Query, mem), Budget: e.PageBudget, PreviousDigest: mem.Page})
+	notes := append(finishNotes(mem), loopNotes(tried)...)
 	system, user := BuildPrompt(PromptInput{
-		Task: st.task.Query, URL: req.URL, Now: start, History: st.history, Report: req.Report,
-		Knowledge: knowledgeChunks(know), Grammar: actions.PromptText(), Page: rendered.Text, Notes: notes,
+		Task: st.task.Query, URL: req.URL, Now: start, Memory: mem, Report: req.Report,
+		Knowledge: knowledgeChunks(know), Grammar: actions.PromptText(), Page: rendered.Text,
+		Notes: append(notes, chk.notes...),
 	})
 
-	d, err := e.decide(ctx, system, user, pg)
-	if err != nil {
-		e.recordFailure(ctx, st, err, start)
-		return Response{}, fmt.Errorf("%w: %w", ErrLLM, err)
+	d, loginFailed := checkLogin(mem, loginView(req.URL, pg))
+	if !loginFailed {
+		if d, err = e.decide(ctx, system, user, pg, tried, &st, req.URL); err != nil {
+			e.recordFailure(ctx, st, err, start)
+			return Response{}, fmt.Errorf("%w: %w", ErrLLM, err)
+		}
 	}
-	d = e.applyPolicies(d, st.history, req.Report)
+	planChange, branch := updatePlan(mem, d.sections)
+	d = applyBranch(d, branch, mem.Plan)
+	d = e.applyPolicies(d, mem)
+	d = clearBlocker(d, pg)
+	chk.fold(d)
+	mem.Expected = parseExpectation(d.sections["Expect"])
+	extract(mem, d.sections["Extract"])
 
 	stepIndex := st.task.StepCount
 	status := tasks.StatusActive
@@ -157,14 +198,18 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 	switch d.action.Effect() {
 	case actions.Completes:
 		status, respStatus = tasks.StatusCompleted, string(tasks.StatusCompleted)
+		st.task.Result, _ = d.action.Text()
+		completePlan(mem.Plan)
 	case actions.Fails:
 		status, respStatus = tasks.StatusFailed, string(tasks.StatusFailed)
 	case actions.AsksUser:
 		respStatus = StatusNeedsUserInput
+	default:
+		respStatus = orchestratorStatus(d, chk, planChange)
 	}
 
 	resp := Response{
-		Thought: d.thought, Action: d.action.String(),
+		Thought: d.thought, Action: d.action.String(), Result: st.task.Result,
 		Usage:  &Usage{PromptTokens: d.usage.PromptTokens, CompletionTokens: d.usage.CompletionTokens},
 		TaskID: st.task.ID, SessionID: st.session.ID, HasOrgKnowledge: know.HasOrgKnowledge,
 		Status: respStatus, CurrentStep: stepIndex + 1,
@@ -174,29 +219,40 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 			StepCount: stepIndex + 1, MaxSteps: e.maxSteps(), PageTokens: rendered.Tokens,
 			PageTruncated: rendered.Truncated, CorrectiveRetry: d.corrected,
 		},
+		ExpectedOutcome: mem.Expected, Verification: chk.verification, Correction: chk.correction,
+		ToolAction: toolAction(d.action), ExtractedVariables: mem.Variables,
+	}
+	if p := mem.Plan; p != nil {
+		resp.Plan, resp.TotalSteps = p, len(p.Steps)
+		resp.CurrentStep = min(p.Current+1, len(p.Steps))
+		resp.StepProgress = &StepProgress{CurrentStep: resp.CurrentStep, TotalSteps: len(p.Steps), StepDescription: p.Steps[resp.CurrentStep-1].Description}
 	}
 	if respStatus == StatusNeedsUserInput {
 		q, _ := d.action.Text()
-		resp.UserQuestion, resp.MissingInformation = q, []string{q}
+		resp.UserQuestion, resp.MissingInformation = q, missingItems(d.sections["Missing"], q)
+		mem.Pending = q
 	}
 	resp.Metrics.DurationMs = e.now().Sub(start).Milliseconds()
+	stored, storedModel := storedAction(resp.Action, pg), storedAction(d.modelAction, pg)
 	if req.Debug {
 		resp.DebugInfo = map[string]any{
 			"knowledge": know.Debug, "promptChars": len(system) + len(user), "pageTokens": rendered.Tokens,
 			"pageElements": rendered.ElementsTotal, "pageElementsShown": rendered.ElementsShown,
-			"modelAction": d.modelAction, "parseErrors": d.parseErrors,
+			"modelAction": storedModel, "parseErrors": d.parseErrors,
 		}
 	}
 
 	step := tasks.Step{
-		Index: stepIndex, Thought: d.thought, Action: resp.Action, PreviousReport: req.Report, URL: req.URL,
+		Index: stepIndex, Thought: d.thought, Action: stored, PreviousReport: req.Report, UserMessage: userMessage, URL: req.URL,
 		Usage: tasks.Usage{PromptTokens: d.usage.PromptTokens, CompletionTokens: d.usage.CompletionTokens},
 		Model: d.model, LLMAttempts: d.attempts, LLMLatency: d.latency, Duration: e.now().Sub(start),
 	}
 	if d.modelAction != resp.Action {
-		step.ModelAction = d.modelAction
+		step.ModelAction = storedModel
 	}
-	if err := e.store(ctx, req, st, step, status, resp, debugData(d, rendered, know, system, user)); err != nil {
+	mem.Remember(tasks.Brief{Index: stepIndex, Thought: d.thought, Action: stored, URL: req.URL, Fingerprint: fp, Note: d.note})
+	mem.Page = pg.Digest()
+	if err := e.store(ctx, req, st, prevAction, step, status, resp, debugData(d, storedModel, planChange, rendered, know, system, user)); err != nil {
 		if errors.Is(err, tasks.ErrIdempotencyRace) {
 			// The same request committed first: answer what it answered.
 			if resp, found, rerr := e.replay(ctx, tenant, req); found || rerr != nil {
@@ -212,7 +268,6 @@ func (e *Engine) Interact(ctx context.Context, req Request) (Response, error) {
 type state struct {
 	task       tasks.Task
 	isNew      bool
-	history    []tasks.Step
 	session    chat.Session
 	newSession bool
 }
@@ -228,7 +283,9 @@ func (e *Engine) load(ctx context.Context, req Request) (state, error) {
 		}
 	} else {
 		t, err := e.Tasks.GetTask(ctx, tenant, req.TaskID)
-		if errors.Is(err, tasks.ErrNotFound) {
+		// Another member's task is not found either, rather than failing later on its session:
+		// the answer must not tell that the id exists.
+		if errors.Is(err, tasks.ErrNotFound) || err == nil && t.UserID != req.Identity.UserID {
 			return st, ErrTaskNotFound
 		}
 		if err != nil {
@@ -244,9 +301,6 @@ func (e *Engine) load(ctx context.Context, req Request) (state, error) {
 			return st, e.failTooLong(ctx, t)
 		}
 		st.task = t
-		if st.history, err = e.Tasks.Steps(ctx, tenant, t.ID); err != nil {
-			return st, err
-		}
 	}
 
 	sessionID := req.SessionID
@@ -315,7 +369,7 @@ func (e *Engine) replay(ctx context.Context, tenant string, req Request) (Respon
 
 // store writes the step, its chat messages, the debug entry and the idempotency record in one
 // transaction.
-func (e *Engine) store(ctx context.Context, req Request, st state, step tasks.Step, status tasks.Status, resp Response, debug map[string]any) error {
+func (e *Engine) store(ctx context.Context, req Request, st state, prevAction string, step tasks.Step, status tasks.Status, resp Response, debug map[string]any) error {
 	tenant := req.Identity.TenantID
 	now := e.now()
 	items, err := e.Tasks.StepItems(st.task, st.isNew, step, status)
@@ -323,16 +377,16 @@ func (e *Engine) store(ctx context.Context, req Request, st state, step tasks.St
 		return err
 	}
 
-	capture, err := e.Chat.CaptureDOM(ctx, tenant, st.session.ID, req.DOM)
+	capture, err := e.Chat.CaptureDOM(ctx, tenant, st.session.ID, page.RedactDOM(req.DOM))
 	if err != nil {
 		return err
 	}
 	var msgs []chat.Message
-	if st.isNew {
+	if st.isNew || step.UserMessage != "" {
 		msgs = append(msgs, chat.Message{Role: chat.RoleUser, Content: req.Query, Status: chat.MessageSuccess})
 	}
 	if req.Report != nil {
-		msgs = append(msgs, reportMessage(req.Report, st.history))
+		msgs = append(msgs, reportMessage(req.Report, prevAction))
 	}
 	assistant := chat.Message{
 		Role: chat.RoleAssistant, Content: step.Thought, ActionString: step.Action, Status: chat.MessagePending,
@@ -341,6 +395,9 @@ func (e *Engine) store(ctx context.Context, req Request, st state, step tasks.St
 	}
 	assistant.AttachDOM(capture)
 	msgs = append(msgs, assistant)
+	if resp.Result != "" {
+		msgs = append(msgs, chat.Message{Role: chat.RoleAssistant, Content: resp.Result, Status: chat.MessageSuccess})
+	}
 	chatStep := chatdb.Step{Messages: msgs, Snapshot: capture.Snapshot, Status: chat.Status(status), TaskID: st.task.ID}
 	var batch chatdb.Batch
 	if st.newSession {
@@ -353,11 +410,33 @@ func (e *Engine) store(ctx context.Context, req Request, st state, step tasks.St
 	}
 	items = append(items, dynamo.Items(ErrConflict, batch.Items...)...)
 
-	dbg, err := e.Tasks.DebugItem(tenant, tasks.DebugEntry{ID: uuid.NewString(), TaskID: st.task.ID, LogType: "step", Data: debug, CreatedAt: now})
+	dbg, err := e.Tasks.DebugItem(tenant, tasks.DebugEntry{ID: uuid.NewString(), TaskID: st.task.ID, LogType: tasks.LogStep, Data: debug, CreatedAt: now})
 	if err != nil {
 		return err
 	}
 	items = append(items, dbg)
+	if resp.Verification != nil {
+		it, err := e.Tasks.VerificationItem(tenant, *resp.Verification)
+		if err != nil {
+			return err
+		}
+		items = append(items, it)
+	}
+	if resp.Correction != nil {
+		it, err := e.Tasks.CorrectionItem(tenant, *resp.Correction)
+		if err != nil {
+			return err
+		}
+		items = append(items, it)
+	}
+	if change, _ := debug["planChange"].(string); change != "" {
+		it, err := e.Tasks.DebugItem(tenant, tasks.DebugEntry{ID: uuid.NewString(), TaskID: st.task.ID, LogType: tasks.LogPlan, CreatedAt: now,
+			Data: map[string]any{"step": step.Index, "change": change, "plan": resp.Plan}})
+		if err != nil {
+			return err
+		}
+		items = append(items, it)
+	}
 	if req.IdempotencyKey != "" {
 		body, err := json.Marshal(resp)
 		if err != nil {
@@ -405,11 +484,7 @@ func (e *Engine) writeReserve() time.Duration {
 }
 
 // reportMessage records the client's report on the previous action in the chat.
-func reportMessage(r *tasks.Report, history []tasks.Step) chat.Message {
-	prev := ""
-	if n := len(history); n > 0 {
-		prev = history[n-1].Action
-	}
+func reportMessage(r *tasks.Report, prev string) chat.Message {
 	m := chat.Message{Role: chat.RoleSystem, ActionString: prev, Status: chat.MessageSuccess}
 	if !r.Failed() {
 		m.Content = "The action succeeded."
@@ -429,7 +504,7 @@ func (e *Engine) recordFailure(ctx context.Context, st state, cause error, start
 		return
 	}
 	entry := tasks.DebugEntry{
-		ID: uuid.NewString(), TaskID: st.task.ID, LogType: "llm_error", CreatedAt: e.now(),
+		ID: uuid.NewString(), TaskID: st.task.ID, LogType: tasks.LogLLMError, CreatedAt: e.now(),
 		Data: map[string]any{"error": cause.Error(), "durationMs": e.now().Sub(start).Milliseconds(), "step": st.task.StepCount},
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.writeReserve())
@@ -451,7 +526,7 @@ func knowledgeChunks(r knowledge.Result) []KnowledgeChunk {
 	return out
 }
 
-func debugData(d decision, rendered page.Rendered, know knowledge.Result, system, user string) map[string]any {
+func debugData(d decision, modelAction, planChange string, rendered page.Rendered, know knowledge.Result, system, user string) map[string]any {
 	return map[string]any{
 		"promptChars":          len(system) + len(user),
 		"promptTokensEstimate": page.EstimateTokens(system) + page.EstimateTokens(user),
@@ -463,9 +538,54 @@ func debugData(d decision, rendered page.Rendered, know knowledge.Result, system
 		"llmAttempts":          d.attempts,
 		"correctiveRetry":      d.corrected,
 		"parseErrors":          d.parseErrors,
-		"modelAction":          d.modelAction,
+		"modelAction":          modelAction,
 		"knowledgeSource":      know.Debug.Source,
 		"knowledgeChunks":      len(know.Chunks),
 		"hasOrgKnowledge":      know.HasOrgKnowledge,
+		"serverTools":          d.serverTools,
+		"planChange":           planChange,
 	}
+}
+
+// orchestratorStatus is the §4.9 state of a step that goes on: correcting after a failed
+// verification, verifying when the action is a check, planning when the plan was made or
+// changed, executing otherwise.
+func orchestratorStatus(d decision, chk checked, planChange string) string {
+	switch {
+	case chk.correction != nil:
+		return StatusCorrecting
+	case d.action.Name() == "verifySuccess":
+		return StatusVerifying
+	case strings.HasPrefix(planChange, "plan "):
+		return StatusPlanning
+	}
+	return StatusExecuting
+}
+
+// toolAction describes the action for the response's toolAction.
+func toolAction(a actions.Action) ToolAction {
+	args := a.Args()
+	for i, v := range args {
+		if d, ok := v.(time.Duration); ok {
+			args[i] = d.Seconds()
+		}
+	}
+	if args == nil {
+		args = []any{}
+	}
+	return ToolAction{ToolType: string(a.Handler()), Name: a.Name(), Arguments: args}
+}
+
+// missingItems lists what only the user can supply: the reply's <Missing> lines, else the question.
+func missingItems(text, question string) []string {
+	var items []string
+	for _, line := range strings.Split(text, "\n") {
+		if item := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "-*•")); item != "" && len(items) < 10 {
+			items = append(items, shorten(item, 200))
+		}
+	}
+	if len(items) == 0 {
+		return []string{question}
+	}
+	return items
 }

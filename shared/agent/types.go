@@ -3,8 +3,12 @@
 package agent
 
 import (
+	"fmt"
+	"unicode/utf8"
+
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/validation"
 )
 
 // Request is one POST /api/agent/interact, validated by the handler.
@@ -23,10 +27,43 @@ type Request struct {
 	RequestHash    string
 	// Debug adds debugInfo to the response.
 	Debug bool
+	// Variables are the client's extracted variables, merged into the task's.
+	Variables map[string]string
 }
 
-// Response statuses beyond the task's own.
-const StatusNeedsUserInput = "needs_user_input"
+// Limits of extracted variables (SERVER_QA_ROADMAP.md §3).
+const (
+	MaxVariables     = 50
+	MaxVariableKey   = 100
+	MaxVariableValue = 2000
+)
+
+// ValidateVariables checks the client's extractedVariables against the limits; the error names
+// the offending field.
+func ValidateVariables(vars map[string]string) error {
+	if len(vars) > MaxVariables {
+		return &validation.Error{Field: "extractedVariables", Reason: fmt.Sprintf("must have at most %d keys", MaxVariables)}
+	}
+	for k, v := range vars {
+		switch {
+		case k == "" || utf8.RuneCountInString(k) > MaxVariableKey:
+			return &validation.Error{Field: "extractedVariables", Reason: fmt.Sprintf("keys must be 1 to %d characters", MaxVariableKey)}
+		case utf8.RuneCountInString(v) > MaxVariableValue:
+			return &validation.Error{Field: "extractedVariables." + k, Reason: fmt.Sprintf("must be at most %d characters", MaxVariableValue)}
+		}
+	}
+	return nil
+}
+
+// Response statuses beyond the task's own: the orchestrator's state of a task that goes on
+// (SERVER_SIDE_AGENT_ARCH.md §4.9), and a task waiting for the user.
+const (
+	StatusNeedsUserInput = "needs_user_input"
+	StatusPlanning       = "planning"
+	StatusExecuting      = "executing"
+	StatusVerifying      = "verifying"
+	StatusCorrecting     = "correcting"
+)
 
 // Usage is the LLM's token usage in the response.
 type Usage struct {
@@ -50,16 +87,41 @@ type Metrics struct {
 
 // Response is the NextActionResponse (§4.2, §4.11, §4.12) inside the success envelope.
 type Response struct {
-	Thought            string         `json:"thought"`
-	Action             string         `json:"action"`
-	Usage              *Usage         `json:"usage,omitempty"`
-	TaskID             string         `json:"taskId"`
-	SessionID          string         `json:"sessionId"`
-	HasOrgKnowledge    bool           `json:"hasOrgKnowledge"`
-	Status             string         `json:"status"`
-	CurrentStep        int            `json:"currentStep"`
-	UserQuestion       string         `json:"userQuestion,omitempty"`
-	MissingInformation []string       `json:"missingInformation,omitempty"`
-	Metrics            Metrics        `json:"metrics"`
-	DebugInfo          map[string]any `json:"debugInfo,omitempty"`
+	Thought string `json:"thought"`
+	Action  string `json:"action"`
+	// Result is the task's answer, given with finish("…").
+	Result          string `json:"result,omitempty"`
+	Usage           *Usage `json:"usage,omitempty"`
+	TaskID          string `json:"taskId"`
+	SessionID       string `json:"sessionId"`
+	HasOrgKnowledge bool   `json:"hasOrgKnowledge"`
+	Status          string `json:"status"`
+	CurrentStep     int    `json:"currentStep"`
+	UserQuestion    string `json:"userQuestion,omitempty"`
+	// TotalSteps is the plan's length; with a plan, CurrentStep is the plan step being worked on.
+	TotalSteps         int                 `json:"totalSteps,omitempty"`
+	Plan               *tasks.Plan         `json:"plan,omitempty"`
+	StepProgress       *StepProgress       `json:"stepProgress,omitempty"`
+	ExpectedOutcome    *tasks.Expectation  `json:"expectedOutcome,omitempty"`
+	Verification       *tasks.Verification `json:"verification,omitempty"`
+	Correction         *tasks.Correction   `json:"correction,omitempty"`
+	ToolAction         ToolAction          `json:"toolAction"`
+	ExtractedVariables map[string]string   `json:"extractedVariables,omitempty"`
+	MissingInformation []string            `json:"missingInformation,omitempty"`
+	Metrics            Metrics             `json:"metrics"`
+	DebugInfo          map[string]any      `json:"debugInfo,omitempty"`
+}
+
+// StepProgress is the plan step being worked on (SERVER_QA_ROADMAP.md §7.2).
+type StepProgress struct {
+	CurrentStep     int    `json:"currentStep"`
+	TotalSteps      int    `json:"totalSteps"`
+	StepDescription string `json:"stepDescription"`
+}
+
+// ToolAction is the action as a structure (§4.9 step refinement): who executes it and with what.
+type ToolAction struct {
+	ToolType  string `json:"toolType"`
+	Name      string `json:"name"`
+	Arguments []any  `json:"arguments"`
 }

@@ -75,6 +75,10 @@ func HTTPError(err error) error {
 		return httpapi.NewError(httpapi.CodeForbidden, "You are not a member of that organization.")
 	case errors.As(err, &throttled):
 		return &httpapi.Error{Code: httpapi.CodeRateLimit, Message: "Too many failed login attempts. Please try again later.", RetryAfter: throttled.RetryAfter}
+	case errors.Is(err, ErrThrottleUnavailable):
+		// Fail closed like every limited route (ratelimit.Middleware): 503, never an open door.
+		return &httpapi.Error{Code: httpapi.CodeServiceUnavailable, Message: "The service is temporarily unavailable. Please try again later.",
+			RetryAfter: ThrottleRetryAfter, Cause: err}
 	}
 	return err
 }

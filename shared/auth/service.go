@@ -54,7 +54,14 @@ var (
 	ErrAccountDisabled    = errors.New("auth: account disabled")
 	ErrUnauthorized       = errors.New("auth: missing, invalid or expired token")
 	ErrNotAMember         = accounts.ErrNotAMember
+	// ErrThrottleUnavailable means the failed-login counters could not be read or written: login
+	// refuses rather than go on unthrottled.
+	ErrThrottleUnavailable = errors.New("auth: login throttle unavailable")
 )
+
+// ThrottleRetryAfter is the Retry-After, in seconds, of a login refused because the throttle's
+// store failed: long enough for a transient store error to pass.
+const ThrottleRetryAfter = 5
 
 // ThrottledError refuses a login attempt until RetryAfter seconds have passed.
 type ThrottledError struct{ RetryAfter int }
@@ -134,7 +141,7 @@ func (s *Service) Login(ctx context.Context, req LoginRequest) (Login, error) {
 		return Login{}, ErrAccountDisabled
 	}
 	if err := s.Failures.ClearFailures(ctx, subjects[0].key, s.Throttle.Window); err != nil {
-		return Login{}, fmt.Errorf("login: clear failures: %w", err)
+		return Login{}, fmt.Errorf("login: clear failures: %w: %w", ErrThrottleUnavailable, err)
 	}
 	if accounts.NeedsRehash(user.PasswordHash) {
 		s.rehash(ctx, user.ID, req.Password)
@@ -203,7 +210,7 @@ func (s *Service) checkThrottle(ctx context.Context, subjects []subject) error {
 	for _, sub := range subjects {
 		n, reset, err := s.Failures.Failures(ctx, sub.key, s.Throttle.Window)
 		if err != nil {
-			return fmt.Errorf("login throttle: %w", err)
+			return fmt.Errorf("%w: %w", ErrThrottleUnavailable, err)
 		}
 		if n >= sub.limit {
 			return &ThrottledError{RetryAfter: retryAfter(now, reset)}
@@ -216,7 +223,7 @@ func (s *Service) checkThrottle(ctx context.Context, subjects []subject) error {
 func (s *Service) fail(ctx context.Context, subjects []subject) error {
 	for _, sub := range subjects {
 		if _, err := s.Failures.AddFailure(ctx, sub.key, s.Throttle.Window); err != nil {
-			return fmt.Errorf("login throttle: %w", err)
+			return fmt.Errorf("%w: %w", ErrThrottleUnavailable, err)
 		}
 	}
 	return ErrInvalidCredentials

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -316,5 +317,37 @@ func TestRequire(t *testing.T) {
 	want := accounts.Identity{UserID: "u", TenantID: "t"}
 	if got, err := Require(WithIdentity(context.Background(), want, "h")); err != nil || got != want {
 		t.Errorf("Require() = %+v, %v; want %+v", got, err, want)
+	}
+}
+
+// brokenCounter is a failed-login store that is down.
+type brokenCounter struct{ err error }
+
+func (b brokenCounter) Failures(context.Context, string, time.Duration) (int, time.Time, error) {
+	return 0, time.Time{}, b.err
+}
+func (b brokenCounter) AddFailure(context.Context, string, time.Duration) (int, error) {
+	return 0, b.err
+}
+func (b brokenCounter) ClearFailures(context.Context, string, time.Duration) error { return b.err }
+
+// TestLoginFailsClosedWhenTheThrottleStoreFails: login answers 503 SERVICE_UNAVAILABLE with
+// Retry-After, as every limited route does, and never logs in unthrottled.
+func TestLoginFailsClosedWhenTheThrottleStoreFails(t *testing.T) {
+	f := newFixture(t)
+	f.user(t, "ada@example.com", pw)
+	f.svc.Failures = brokenCounter{errors.New("connection refused")}
+	for _, password := range []string{pw, "a wrong password"} {
+		_, err := f.svc.Login(context.Background(), LoginRequest{Email: "ada@example.com", Password: password, ClientIP: "192.0.2.1"})
+		if !errors.Is(err, ErrThrottleUnavailable) {
+			t.Fatalf("Login(%q) error = %v, want ErrThrottleUnavailable", password, err)
+		}
+		rec := httptest.NewRecorder()
+		WriteError(rec, httptest.NewRequest(http.MethodPost, "/api/v1/auth/login", nil), err)
+		body := rec.Body.String()
+		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" ||
+			!strings.Contains(body, `"code":"SERVICE_UNAVAILABLE"`) || strings.Contains(body, "connection refused") {
+			t.Errorf("response = %d (Retry-After %q) %s, want 503 SERVICE_UNAVAILABLE with Retry-After and no cause", rec.Code, rec.Header().Get("Retry-After"), body)
+		}
 	}
 }

@@ -28,6 +28,8 @@ const (
 	EnvOpenAIBaseURL       = "OPENAI_BASE_URL"
 	EnvOpenAIModel         = "OPENAI_MODEL"
 	EnvTavilyAPIKey        = "TAVILY_API_KEY"
+	EnvTavilyAPIKeySecret  = "TAVILY_API_KEY_SECRET_ARN"
+	EnvTavilyBaseURL       = "TAVILY_BASE_URL"
 	EnvKnowledgeServiceURL = "KNOWLEDGE_SERVICE_URL"
 	EnvLogLevel            = "LOG_LEVEL"
 )
@@ -47,6 +49,8 @@ type Config struct {
 	OpenAIBaseURL       string
 	OpenAIModel         string
 	TavilyAPIKey        string
+	TavilyAPIKeySecret  string
+	TavilyBaseURL       string
 	KnowledgeServiceURL string
 	LogLevel            slog.Level
 }
@@ -54,6 +58,11 @@ type Config struct {
 // LLMConfigured reports whether an LLM endpoint, model and key (or its secret) are set.
 func (c Config) LLMConfigured() bool {
 	return c.OpenAIBaseURL != "" && c.OpenAIModel != "" && (c.OpenAIAPIKey != "" || c.OpenAIAPIKeySecret != "")
+}
+
+// SearchConfigured reports whether a web-search key (or its secret) is set.
+func (c Config) SearchConfigured() bool {
+	return c.TavilyAPIKey != "" || c.TavilyAPIKeySecret != ""
 }
 
 // Load reads the configuration from the process environment; see Parse.
@@ -79,6 +88,8 @@ func Parse(getenv func(string) string, required ...string) (Config, error) {
 		OpenAIBaseURL:       get(EnvOpenAIBaseURL),
 		OpenAIModel:         get(EnvOpenAIModel),
 		TavilyAPIKey:        get(EnvTavilyAPIKey),
+		TavilyAPIKeySecret:  get(EnvTavilyAPIKeySecret),
+		TavilyBaseURL:       get(EnvTavilyBaseURL),
 		KnowledgeServiceURL: get(EnvKnowledgeServiceURL),
 	}
 	var problems []string
@@ -95,6 +106,7 @@ func Parse(getenv func(string) string, required ...string) (Config, error) {
 		{EnvDynamoDBEndpoint, c.DynamoDBEndpoint},
 		{EnvOpenAIBaseURL, c.OpenAIBaseURL},
 		{EnvKnowledgeServiceURL, c.KnowledgeServiceURL},
+		{EnvTavilyBaseURL, c.TavilyBaseURL},
 	} {
 		if u.value == "" {
 			continue

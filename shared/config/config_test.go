@@ -23,6 +23,7 @@ func TestParse(t *testing.T) {
 		{"blank counts as missing", map[string]string{EnvTasksTable: "  "}, []string{EnvTasksTable}, []string{"TASKS_TABLE"}},
 		{"bad endpoint", map[string]string{EnvDynamoDBEndpoint: "localhost:8000"}, nil, []string{"DYNAMODB_ENDPOINT must be an absolute http(s) URL"}},
 		{"bad base url", map[string]string{EnvOpenAIBaseURL: "ftp://x"}, nil, []string{"OPENAI_BASE_URL"}},
+		{"bad search base url", map[string]string{EnvTavilyBaseURL: "api.tavily.com"}, nil, []string{"TAVILY_BASE_URL must be an absolute http(s) URL"}},
 		{"bad log level", map[string]string{EnvLogLevel: "LOUD"}, nil, []string{"LOG_LEVEL"}},
 		{"problems are reported together", map[string]string{EnvLogLevel: "LOUD"}, []string{EnvTasksTable}, []string{"TASKS_TABLE", "LOG_LEVEL"}},
 	}
@@ -68,5 +69,29 @@ func TestParseReadsValues(t *testing.T) {
 	c.OpenAIAPIKeySecret = "arn:aws:secretsmanager:eu-west-1:1:secret:x"
 	if !c.LLMConfigured() {
 		t.Errorf("LLMConfigured() = false, want true with a secret ARN")
+	}
+}
+
+func TestSearchConfigured(t *testing.T) {
+	cases := []struct {
+		name string
+		env  map[string]string
+		want bool
+	}{
+		{"nothing", map[string]string{EnvTavilyBaseURL: "https://api.tavily.com"}, false},
+		{"key", map[string]string{EnvTavilyAPIKey: "tvly-k"}, true},
+		{"secret", map[string]string{EnvTavilyAPIKeySecret: "arn:aws:secretsmanager:eu-west-1:1:secret:t"}, true},
+		{"blank key", map[string]string{EnvTavilyAPIKey: "  "}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Parse(envOf(tc.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.SearchConfigured(); got != tc.want {
+				t.Errorf("SearchConfigured() = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

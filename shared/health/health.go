@@ -36,12 +36,18 @@ type LLM struct {
 	BaseURL    string
 }
 
-// Checker checks each table and reports the LLM configuration.
+// Search is what is known of the web search configuration without calling it (a call costs a credit).
+type Search struct {
+	Configured bool
+}
+
+// Checker checks each table and reports the LLM and web search configuration.
 type Checker struct {
 	DB TableDescriber
 	// Tables maps a service name (e.g. "tasksTable") to its table name.
 	Tables  map[string]string
 	LLM     LLM
+	Search  Search
 	Timeout time.Duration
 	Now     func() time.Time
 }
@@ -63,7 +69,7 @@ type Report struct {
 }
 
 // Check runs every table check concurrently, each bounded by the timeout. The overall status is
-// the worst table status; the LLM is reported but, being optional locally, does not lower it.
+// the worst table status; the LLM and web search are reported but, being optional, do not lower it.
 func (c *Checker) Check(ctx context.Context) Report {
 	now := time.Now
 	if c.Now != nil {
@@ -97,6 +103,15 @@ func (c *Checker) Check(ctx context.Context) Report {
 		llm.Message = "No LLM API key is configured; agent routes will fail until one is."
 	}
 	r.Services["llm"] = llm
+
+	searchOn := c.Search.Configured
+	search := Service{Status: NotConfigured, Configured: &searchOn}
+	if searchOn {
+		search.Status = Healthy
+	} else {
+		search.Message = "No web search API key is configured; the agent works without web search."
+	}
+	r.Services["search"] = search
 	return r
 }
 

@@ -76,3 +76,27 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckReportsSearch(t *testing.T) {
+	cases := []struct {
+		name       string
+		search     Search
+		wantStatus string
+	}{
+		{"configured", Search{Configured: true}, Healthy},
+		{"not configured does not lower the status", Search{}, NotConfigured},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Checker{DB: fakeDB{}, Tables: map[string]string{"tasksTable": "T"}, LLM: LLM{Configured: true}, Search: tc.search}
+			r := c.Check(context.Background())
+			s, ok := r.Services["search"]
+			if !ok || s.Status != tc.wantStatus || s.Configured == nil || *s.Configured != tc.search.Configured {
+				t.Errorf("services.search = %+v (present %v), want status %s configured %v", s, ok, tc.wantStatus, tc.search.Configured)
+			}
+			if r.Status != Healthy {
+				t.Errorf("overall status = %s, want %s", r.Status, Healthy)
+			}
+		})
+	}
+}

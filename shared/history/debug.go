@@ -3,7 +3,6 @@ package history
 import (
 	"context"
 	"errors"
-	"regexp"
 	"slices"
 	"time"
 
@@ -18,13 +17,6 @@ const (
 	DefaultDebugLimit = 50
 	MaxDebugLimit     = 200
 )
-
-// LogTypePattern is what a logType parameter may be. Log types are free-form (the interact engine
-// writes "step" and "llm_error"; other writers add their own), so only their shape is checked.
-var LogTypePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,63}$`)
-
-// LogTypeReason explains LogTypePattern in a 400.
-const LogTypeReason = "must be 1 to 64 lower-case letters, digits, '_', '.' or '-'"
 
 // DebugQuery is a validated GET /api/debug/logs.
 type DebugQuery struct {
@@ -94,6 +86,8 @@ type TaskRecords interface {
 	GetTask(ctx context.Context, tenantID, taskID string) (tasks.Task, error)
 	Steps(ctx context.Context, tenantID, taskID string) ([]tasks.Step, error)
 	ListDebug(ctx context.Context, tenantID string, f tasksdb.DebugFilter) ([]tasks.DebugEntry, error)
+	Verifications(ctx context.Context, tenantID, taskID string) ([]tasks.Verification, error)
+	Corrections(ctx context.Context, tenantID, taskID string) ([]tasks.Correction, error)
 }
 
 // ExportVersion is the version of the export document's shape.
@@ -117,9 +111,10 @@ type TaskExport struct {
 	// DebugEntriesTruncated says that only the newest MaxExportDebugEntries entries are included.
 	DebugEntriesTruncated bool          `json:"debugEntriesTruncated"`
 	Metrics               ExportMetrics `json:"metrics"`
-	// VerificationRecords and CorrectionRecords (§4.9) are empty: the engine keeps none yet.
-	VerificationRecords []any `json:"verificationRecords"`
-	CorrectionRecords   []any `json:"correctionRecords"`
+	// VerificationRecords and CorrectionRecords (§4.9) are the checks of the task's actions and
+	// what the agent did about the failed ones, oldest first, while their retention lasts.
+	VerificationRecords []tasks.Verification `json:"verificationRecords"`
+	CorrectionRecords   []tasks.Correction   `json:"correctionRecords"`
 }
 
 // TaskView is a task's header.
@@ -185,8 +180,12 @@ type ExportMetrics struct {
 	// FailedActions counts the actions the extension reported as failed.
 	FailedActions int `json:"failedActions"`
 	// LLMErrors counts the steps whose LLM call failed (debug entries of type llm_error).
-	LLMErrors    int `json:"llmErrors"`
-	MessageCount int `json:"messageCount"`
+	LLMErrors int `json:"llmErrors"`
+	// VerificationFailures counts the actions whose verification failed; Corrections the
+	// corrections made (both as far as their records are kept).
+	VerificationFailures int `json:"verificationFailures"`
+	Corrections          int `json:"corrections"`
+	MessageCount         int `json:"messageCount"`
 }
 
 // ExportTask gathers everything known about the user's task; a task that is not the user's is
@@ -208,6 +207,14 @@ func ExportTask(ctx context.Context, store TaskRecords, msgs MessageReader, id a
 	if err != nil {
 		return TaskExport{}, err
 	}
+	verifications, err := store.Verifications(ctx, id.TenantID, taskID)
+	if err != nil {
+		return TaskExport{}, err
+	}
+	corrections, err := store.Corrections(ctx, id.TenantID, taskID)
+	if err != nil {
+		return TaskExport{}, err
+	}
 	out := TaskExport{
 		ExportVersion: ExportVersion, ExportedAt: formatTime(now),
 		Task: TaskView{
@@ -216,7 +223,7 @@ func ExportTask(ctx context.Context, store TaskRecords, msgs MessageReader, id a
 			CreatedAt: formatTime(task.CreatedAt), UpdatedAt: formatTime(task.UpdatedAt),
 		},
 		Steps: make([]StepView, 0, len(steps)), Messages: []ExportedMsg{}, Snapshots: []SnapshotRef{},
-		VerificationRecords: []any{}, CorrectionRecords: []any{},
+		VerificationRecords: verifications, CorrectionRecords: corrections,
 	}
 	if task.SessionID != "" {
 		if err := out.addSession(ctx, msgs, id, task); err != nil {
@@ -241,7 +248,19 @@ func ExportTask(ctx context.Context, store TaskRecords, msgs MessageReader, id a
 	for _, e := range entries {
 		out.DebugEntries = append(out.DebugEntries, newDebugEntryView(e))
 	}
+	if out.VerificationRecords == nil {
+		out.VerificationRecords = []tasks.Verification{}
+	}
+	if out.CorrectionRecords == nil {
+		out.CorrectionRecords = []tasks.Correction{}
+	}
 	out.Metrics = exportMetrics(task, steps, entries, len(out.Messages))
+	for _, v := range verifications {
+		if v.Verdict == tasks.Unverified {
+			out.Metrics.VerificationFailures++
+		}
+	}
+	out.Metrics.Corrections = len(corrections)
 	return out, nil
 }
 
@@ -280,9 +299,6 @@ func (x *TaskExport) addSession(ctx context.Context, msgs MessageReader, id acco
 	return nil
 }
 
-// llmErrorLogType is the debug entry the interact engine writes for a failed LLM call.
-const llmErrorLogType = "llm_error"
-
 func exportMetrics(task tasks.Task, steps []tasks.Step, entries []tasks.DebugEntry, messages int) ExportMetrics {
 	m := ExportMetrics{StepCount: len(steps), MessageCount: messages}
 	for _, s := range steps {
@@ -303,7 +319,7 @@ func exportMetrics(task tasks.Task, steps []tasks.Step, entries []tasks.DebugEnt
 		m.TaskDurationMs = task.UpdatedAt.Sub(task.CreatedAt).Milliseconds()
 	}
 	for _, e := range entries {
-		if e.LogType == llmErrorLogType {
+		if e.LogType == tasks.LogLLMError {
 			m.LLMErrors++
 		}
 	}

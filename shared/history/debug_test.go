@@ -21,6 +21,14 @@ func (busyTask) GetTask(_ context.Context, _, id string) (tasks.Task, error) {
 
 func (busyTask) Steps(context.Context, string, string) ([]tasks.Step, error) { return nil, nil }
 
+func (busyTask) Verifications(context.Context, string, string) ([]tasks.Verification, error) {
+	return nil, nil
+}
+
+func (busyTask) Corrections(context.Context, string, string) ([]tasks.Correction, error) {
+	return nil, nil
+}
+
 func (b busyTask) ListDebug(_ context.Context, _ string, f tasksdb.DebugFilter) ([]tasks.DebugEntry, error) {
 	t0 := time.Date(2026, 1, 27, 0, 0, 0, 0, time.UTC)
 	var out []tasks.DebugEntry

@@ -117,18 +117,6 @@ func (q Query) Enum(name string, allowed ...string) (string, error) {
 	return "", httpapi.Validation(name, "must be one of "+strings.Join(allowed, ", "))
 }
 
-// Match reads a parameter that must match re, described by reason when it does not; "" when absent.
-func (q Query) Match(name string, re *regexp.Regexp, reason string) (string, error) {
-	v, ok, err := q.lookup(name)
-	if err != nil || !ok {
-		return "", err
-	}
-	if !re.MatchString(v) {
-		return "", httpapi.Validation(name, reason)
-	}
-	return v, nil
-}
-
 // ParseID checks that v is a UUID in its canonical form (any case) and returns it in lower case,
 // the form the server issues; field names the parameter in the 400.
 func ParseID(field, v string) (string, error) {

@@ -109,9 +109,10 @@ func jsonTypeName(kind string) string {
 // maxIdempotencyKey bounds the Idempotency-Key header.
 const maxIdempotencyKey = 255
 
-// IdempotencyKey reads the optional Idempotency-Key header and hashes the raw body, so that a
-// retried request with the same key and body can get the stored response and a different body
-// under the same key can be refused.
+// IdempotencyKey reads the optional Idempotency-Key header and hashes the body's canonical JSON
+// (CanonicalJSON), so that a retried request with the same key and the same content gets the
+// stored response even when its client serialized it differently, and a different body under the
+// same key can be refused.
 func IdempotencyKey(r *http.Request, body []byte) (key, hash string, err error) {
 	key = r.Header.Get("Idempotency-Key")
 	if key == "" {
@@ -120,8 +121,30 @@ func IdempotencyKey(r *http.Request, body []byte) (key, hash string, err error) 
 	if len(key) > maxIdempotencyKey || !printableASCII(key) {
 		return "", "", Validation("Idempotency-Key", "must be at most 255 printable ASCII characters")
 	}
-	sum := sha256.Sum256(body)
+	sum := sha256.Sum256(CanonicalJSON(body))
 	return key, hex.EncodeToString(sum[:]), nil
+}
+
+// CanonicalJSON is body re-encoded with object keys sorted, insignificant white space removed and
+// strings in one escaping, so that two encodings of the same JSON value are equal. Numbers keep
+// their literal text. A body that is not one JSON value is returned as it is: it compares by its
+// bytes (and its route has refused it anyway).
+func CanonicalJSON(body []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return body
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return body
+	}
+	// encoding/json writes map keys sorted.
+	out, err := json.Marshal(v)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 func printableASCII(s string) bool {

@@ -5,7 +5,9 @@ package httpapi
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/aws/smithy-go"
 )
@@ -66,6 +68,11 @@ var statuses = map[Code]int{
 	CodeTimeout:              http.StatusGatewayTimeout,
 	CodeServiceUnavailable:   http.StatusServiceUnavailable,
 	CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
+}
+
+// Codes returns every code of the contract, for checks that each one is documented.
+func Codes() []Code {
+	return slices.Sorted(maps.Keys(statuses))
 }
 
 // Status is the HTTP status the code answers with; unknown codes are 500.

@@ -224,6 +224,31 @@ func TestDynamoDBFailureIsDatabaseError(t *testing.T) {
 	}
 }
 
+func TestCanonicalJSON(t *testing.T) {
+	cases := []struct{ name, a, b string }{
+		{"key order", `{"b":1,"a":{"d":2,"c":3}}`, `{"a":{"c":3,"d":2},"b":1}`},
+		{"white space", "{ \"a\" :\n [1, 2] }", `{"a":[1,2]}`},
+		{"string escapes", `{"a":"\u00e9\/"}`, `{"a":"é/"}`},
+	}
+	for _, tc := range cases {
+		if a, b := CanonicalJSON([]byte(tc.a)), CanonicalJSON([]byte(tc.b)); !bytes.Equal(a, b) {
+			t.Errorf("%s: CanonicalJSON gives %s and %s, want them equal", tc.name, a, b)
+		}
+	}
+	for _, tc := range []struct{ name, a, b string }{
+		{"another value", `{"a":1}`, `{"a":2}`},
+		{"another number literal", `{"a":1}`, `{"a":1.0}`},
+		{"array order", `[1,2]`, `[2,1]`},
+	} {
+		if a, b := CanonicalJSON([]byte(tc.a)), CanonicalJSON([]byte(tc.b)); bytes.Equal(a, b) {
+			t.Errorf("%s: CanonicalJSON(%s) = CanonicalJSON(%s) = %s, want them to differ", tc.name, tc.a, tc.b, a)
+		}
+	}
+	if got := CanonicalJSON([]byte("not json")); string(got) != "not json" {
+		t.Errorf("CanonicalJSON(not json) = %q, want the bytes unchanged", got)
+	}
+}
+
 func TestIdempotencyKey(t *testing.T) {
 	r := httptest.NewRequest("POST", "/", nil)
 	if key, hash, err := IdempotencyKey(r, []byte("{}")); key != "" || hash != "" || err != nil {
@@ -234,6 +259,12 @@ func TestIdempotencyKey(t *testing.T) {
 	_, other, _ := IdempotencyKey(r, []byte(`{"snapshot":null}`))
 	if key != "step-7" || len(hash) != 64 || hash == other || err != nil {
 		t.Errorf("header = %q %q %v, want the key and a body hash that differs per body", key, hash, err)
+	}
+	// The same content in another serialization is the same request.
+	_, reordered, _ := IdempotencyKey(r, []byte(`{ "lastActionResult": {"success":true}, "snapshot": null }`))
+	_, canonical, _ := IdempotencyKey(r, []byte(`{"snapshot":null,"lastActionResult":{"success":true}}`))
+	if reordered != canonical {
+		t.Errorf("hashes of reordered keys and white space differ: %s vs %s", reordered, canonical)
 	}
 	r.Header.Set("Idempotency-Key", "bad\x01key")
 	if _, _, err := IdempotencyKey(r, nil); err == nil {

@@ -47,11 +47,31 @@ const (
 // DefaultAttemptTimeout bounds one HTTP call to the LLM unless LLM_TIMEOUT_SECONDS says otherwise.
 const DefaultAttemptTimeout = 20 * time.Second
 
-// ErrNotConfigured is matched when the selected provider lacks a required setting; the error
-// names the missing variables.
+// ErrNotConfigured is matched when the selected provider lacks a required setting; the error is
+// a *NotConfiguredError naming the missing variables.
 var ErrNotConfigured = errors.New("llm not configured")
 
-// Settings is the resolved configuration of one provider: what the client in llm/chat is built
+// NotConfiguredError is the configuration error of a provider that lacks required settings.
+type NotConfiguredError struct {
+	Provider string
+	// Missing names each missing setting, e.g. "OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN".
+	Missing []string
+}
+
+func (e *NotConfiguredError) Error() string {
+	return fmt.Sprintf("%v (%s): missing %s", ErrNotConfigured, e.Provider, strings.Join(e.Missing, ", "))
+}
+
+// Is makes errors.Is(err, ErrNotConfigured) hold.
+func (e *NotConfiguredError) Is(target error) bool { return target == ErrNotConfigured }
+
+// Advice tells the person running the deployment what to set. It names settings, never values.
+func (e *NotConfiguredError) Advice() string {
+	return fmt.Sprintf("No language model is configured: set %s (locally in your shell or infra/env.json; in AWS through the stack's parameters).",
+		strings.Join(e.Missing, " and "))
+}
+
+// Settings is the resolved configuration of one provider: what the client in llm/provider is built
 // from. It lives here, apart from the client, so that functions which only report the
 // configuration (health) do not link the client's SDK.
 type Settings struct {
@@ -141,7 +161,7 @@ func Resolve(cfg config.Config, getenv func(string) string) (Settings, error) {
 		return s, fmt.Errorf("configuration: %s", strings.Join(append(problems, missingText(missing)...), "; "))
 	}
 	if len(missing) > 0 {
-		return s, fmt.Errorf("%w (%s): %s", ErrNotConfigured, s.Provider, strings.Join(missingText(missing), ""))
+		return s, &NotConfiguredError{Provider: s.Provider, Missing: missing}
 	}
 	return s, nil
 }

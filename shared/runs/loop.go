@@ -1,10 +1,17 @@
 package runs
 
-import "fmt"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+)
 
 // Loop detection (PROXY_SERVER_ARCHITECTURE.md §4.2). An action is compared at two grains: the
 // whole call (tool and every argument), and the tool with its target only (the element, URL or
 // key), since typing ever different texts into one field is as stuck as typing the same one.
+// Either way it is the action on a page: the same action repeated while the page changes each
+// time (scrolling through a long list, "next" through results) is progress, not a loop.
 const (
 	// Pattern 1: the same call this many times in a row (observe, observe, observe).
 	repeatRun = 3
@@ -31,17 +38,17 @@ func detectLoop(history []Entry, next Entry) (string, bool) {
 	}
 	window := seq[len(seq)-cycleWindow:]
 	counts := map[string]int{}
-	top, topKey := 0, ""
+	top, topEntry := 0, Entry{}
 	for _, e := range window {
 		k := e.targetKey()
 		counts[k]++
 		if counts[k] > top {
-			top, topKey = counts[k], k
+			top, topEntry = counts[k], e
 		}
 	}
 	switch {
 	case top >= cycleCount:
-		return fmt.Sprintf("the same action (%s) was chosen %d times in the last %d steps", topKey, top, cycleWindow), true
+		return fmt.Sprintf("the same action (%s) was chosen %d times in the last %d steps", describe(topEntry), top, cycleWindow), true
 	case len(counts) <= 2:
 		return fmt.Sprintf("the last %d steps only alternated between the same two actions", cycleWindow), true
 	}
@@ -56,6 +63,31 @@ func trailing(seq []Entry, key func(Entry) string) int {
 		n++
 	}
 	return n
+}
+
+// fingerprint identifies what a page shows: its URL, title, text and elements with their
+// positions. Element values are left out, because typing changes only the field's own value and
+// typing ever different texts into one field is still stuck. "" for no page.
+func fingerprint(p *Snapshot) string {
+	if p == nil {
+		return ""
+	}
+	type shown struct {
+		ID, Tag, Role, Text, AriaLabel, Placeholder, Type, Href, Name string
+		Disabled                                                      bool
+		BBox                                                          *BBox
+	}
+	els := make([]shown, len(p.Elements))
+	for i, e := range p.Elements {
+		els[i] = shown{e.ID, e.Tag, e.Role, e.Text, e.AriaLabel, e.Placeholder, e.Type, e.Href, e.Name, e.Disabled, e.BBox}
+	}
+	// Marshalling plain strings, bools and numbers cannot fail.
+	b, _ := json.Marshal(struct {
+		URL, Title, VisibleText string
+		Elements                []shown
+	}{p.URL, p.Title, p.VisibleText, els})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
 }
 
 func describe(e Entry) string {

@@ -82,3 +82,68 @@ func TestDetectLoopCountsHeldActions(t *testing.T) {
 		t.Error("detectLoop() found no loop in a held, approved and repeated click")
 	}
 }
+
+// TestDetectLoopSeesThePageChange: the same action repeated while each one changes the page is
+// progress; repeated on a page that stays the same it is a loop.
+func TestDetectLoopSeesThePageChange(t *testing.T) {
+	list := func(items ...string) *Snapshot {
+		p := &Snapshot{URL: "https://shop.example/socks", Title: "Socks"}
+		for i, it := range items {
+			p.Elements = append(p.Elements, Element{ID: "agent-" + strconv.Itoa(i), Tag: "a", Text: it})
+		}
+		p.VisibleText = strings.Join(items, " ")
+		return p
+	}
+	scrolled := []*Snapshot{list("wool", "cotton"), list("silk", "bamboo"), list("linen", "cashmere")}
+	withPages := func(pages []*Snapshot, calls ...string) []Entry {
+		seq := steps(calls...)
+		for i := range seq {
+			seq[i].PageHash = fingerprint(pages[i])
+		}
+		return seq
+	}
+	cases := []struct {
+		name  string
+		seq   []Entry
+		loop  bool
+		about string
+	}{
+		{"three scrolls, each revealing new items", withPages(scrolled, "scroll", "scroll", "scroll"), false, ""},
+		{"three scrolls on a page that stays the same", withPages([]*Snapshot{scrolled[0], scrolled[0], scrolled[0]}, "scroll", "scroll", "scroll"), true, "3 times in a row"},
+		{"three clicks on the same link while the page moves on", withPages(scrolled, "click agent-0", "click agent-0", "click agent-0"), false, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			msg, loop := detectLoop(tc.seq[:len(tc.seq)-1], tc.seq[len(tc.seq)-1])
+			if loop != tc.loop || !strings.Contains(msg, tc.about) {
+				t.Errorf("detectLoop() = %q, %v; want loop %v about %q", msg, loop, tc.loop, tc.about)
+			}
+		})
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	base := &Snapshot{URL: "https://a.example/", Title: "A", VisibleText: "Hello", Timestamp: 1,
+		Elements: []Element{{ID: "agent-1", Tag: "input", Value: "x", BBox: &BBox{Y: 10}}}}
+	same := *base
+	same.Timestamp, same.Elements = 2, []Element{{ID: "agent-1", Tag: "input", Value: "typed", BBox: &BBox{Y: 10}}}
+	if fingerprint(base) != fingerprint(&same) {
+		t.Error("a new timestamp or a field's typed value changed the fingerprint; want it the same page")
+	}
+	for name, change := range map[string]func(*Snapshot){
+		"url":      func(p *Snapshot) { p.URL = "https://a.example/2" },
+		"title":    func(p *Snapshot) { p.Title = "B" },
+		"text":     func(p *Snapshot) { p.VisibleText = "Hello again" },
+		"element":  func(p *Snapshot) { p.Elements = append(p.Elements, Element{ID: "agent-2", Tag: "a"}) },
+		"position": func(p *Snapshot) { p.Elements = []Element{{ID: "agent-1", Tag: "input", BBox: &BBox{Y: -500}}} },
+	} {
+		other := *base
+		change(&other)
+		if fingerprint(&other) == fingerprint(base) {
+			t.Errorf("a change of %s kept the fingerprint", name)
+		}
+	}
+	if fingerprint(nil) != "" {
+		t.Error("fingerprint(nil) is not empty")
+	}
+}

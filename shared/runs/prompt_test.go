@@ -44,10 +44,10 @@ func TestBuildPrompt(t *testing.T) {
 	}
 }
 
-func TestBuildPromptWithoutPageOrHistory(t *testing.T) {
-	_, user := buildPrompt(promptInput{Task: "t"})
-	if !strings.Contains(user, "RECENT HISTORY:\n(no steps yet)\n") || !strings.Contains(user, "CURRENT PAGE:\n(no snapshot yet: use observe to get one)\n") {
-		t.Errorf("user prompt = %q, want notes for no history and no page", user)
+func TestBuildPromptWithoutHistory(t *testing.T) {
+	_, user := buildPrompt(promptInput{Task: "t", Page: &Snapshot{URL: "https://a.example/"}})
+	if !strings.Contains(user, "RECENT HISTORY:\n(no steps yet)\n") {
+		t.Errorf("user prompt = %q, want a note for no history", user)
 	}
 }
 

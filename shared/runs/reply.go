@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"net/url"
 	"strings"
 	"unicode/utf8"
 )
@@ -74,126 +72,23 @@ func ParseReply(reply string, page *Snapshot) (Reply, error) {
 		if w.Tool == nil {
 			return Reply{}, errors.New(`a tool_call needs "tool": {"name": ..., "arguments": {...}}`)
 		}
-		return parseTool(r, *w.Tool, page)
+		return parseTool(r.Thought, *w.Tool, page)
 	case ReplyFinal:
 		if w.Tool != nil || w.Question != nil {
 			return Reply{}, errors.New(`a final reply has only "answer" (and optionally "thought")`)
 		}
-		answer, err := requiredText("answer", w.Answer, maxAnswer)
+		answer, err := requiredText("answer", w.Answer != nil, deref(w.Answer), maxAnswer)
 		r.Answer = answer
 		return r, err
 	case ReplyAskUser:
 		if w.Tool != nil || w.Answer != nil {
 			return Reply{}, errors.New(`an ask_user reply has only "question" (and optionally "thought")`)
 		}
-		q, err := requiredText("question", w.Question, maxQuestion)
+		q, err := requiredText("question", w.Question != nil, deref(w.Question), maxQuestion)
 		r.Question = q
 		return r, err
 	}
 	return Reply{}, fmt.Errorf(`"type" must be "tool_call", "final" or "ask_user", got %q`, w.Type)
-}
-
-func parseTool(r Reply, w wireTool, page *Snapshot) (Reply, error) {
-	args := bytes.TrimSpace(w.Arguments)
-	if len(args) == 0 || string(args) == "null" {
-		args = []byte("{}")
-	}
-	if args[0] != '{' {
-		return Reply{}, fmt.Errorf("the arguments of %s must be an object", w.Name)
-	}
-	r.Tool = Tool{Name: w.Name}
-	switch w.Name {
-	case ToolObserve:
-		var a struct{}
-		if err := decodeOnly(args, &a); err != nil {
-			return Reply{}, fmt.Errorf("observe takes no arguments: %w", err)
-		}
-	case ToolNavigate:
-		var a struct {
-			URL string `json:"url"`
-		}
-		if err := decodeOnly(args, &a); err != nil {
-			return Reply{}, fmt.Errorf(`navigate takes {"url": "https://..."}: %w`, err)
-		}
-		u, err := url.Parse(a.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(a.URL) > MaxURL {
-			return Reply{}, fmt.Errorf("navigate needs an absolute http(s) URL of at most %d characters, got %q", MaxURL, shorten(a.URL, 100))
-		}
-		r.Tool.URL = a.URL
-	case ToolClick:
-		var a struct {
-			ID string `json:"id"`
-		}
-		if err := decodeOnly(args, &a); err != nil {
-			return Reply{}, fmt.Errorf(`click takes {"id": "<element id>"}: %w`, err)
-		}
-		if err := onPage(a.ID, page); err != nil {
-			return Reply{}, err
-		}
-		r.Tool.ID = a.ID
-	case ToolType:
-		var a struct {
-			ID     string  `json:"id"`
-			Text   *string `json:"text"`
-			Submit bool    `json:"submit"`
-		}
-		if err := decodeOnly(args, &a); err != nil {
-			return Reply{}, fmt.Errorf(`type takes {"id": "<element id>", "text": "...", "submit": false}: %w`, err)
-		}
-		if a.Text == nil {
-			return Reply{}, errors.New(`type needs "text"`)
-		}
-		if n := utf8.RuneCountInString(*a.Text); n > maxTypeText {
-			return Reply{}, fmt.Errorf("type text must be at most %d characters, got %d", maxTypeText, n)
-		}
-		if err := onPage(a.ID, page); err != nil {
-			return Reply{}, err
-		}
-		r.Tool.ID, r.Tool.Text, r.Tool.Submit = a.ID, *a.Text, a.Submit
-	case ToolScroll:
-		var a struct {
-			DeltaY *float64 `json:"deltaY"`
-		}
-		if err := decodeOnly(args, &a); err != nil {
-			return Reply{}, fmt.Errorf(`scroll takes {"deltaY": <pixels, positive scrolls down>}: %w`, err)
-		}
-		if a.DeltaY == nil || *a.DeltaY == 0 || math.Abs(*a.DeltaY) > maxScroll {
-			return Reply{}, fmt.Errorf("scroll needs a non-zero deltaY of at most %d pixels either way", maxScroll)
-		}
-		r.Tool.DeltaY = *a.DeltaY
-	case ToolPress:
-		var a struct {
-			Key string `json:"key"`
-		}
-		if err := decodeOnly(args, &a); err != nil {
-			return Reply{}, fmt.Errorf(`press takes {"key": "Enter"}: %w`, err)
-		}
-		if strings.TrimSpace(a.Key) == "" || utf8.RuneCountInString(a.Key) > maxKey {
-			return Reply{}, fmt.Errorf("press needs a key name of at most %d characters", maxKey)
-		}
-		r.Tool.Key = a.Key
-	case ToolFinish:
-		var a struct {
-			Answer *string `json:"answer"`
-		}
-		if err := decodeOnly(args, &a); err != nil {
-			return Reply{}, fmt.Errorf(`finish takes {"answer": "..."}: %w`, err)
-		}
-		answer, err := requiredText("answer", a.Answer, maxAnswer)
-		return Reply{Type: ReplyFinal, Answer: answer, Thought: r.Thought}, err
-	case ToolAskUser:
-		var a struct {
-			Question *string `json:"question"`
-		}
-		if err := decodeOnly(args, &a); err != nil {
-			return Reply{}, fmt.Errorf(`ask_user takes {"question": "..."}: %w`, err)
-		}
-		q, err := requiredText("question", a.Question, maxQuestion)
-		return Reply{Type: ReplyAskUser, Question: q, Thought: r.Thought}, err
-	default:
-		return Reply{}, fmt.Errorf("unknown tool %q: use observe, navigate, click, type, scroll, press, ask_user or finish", shorten(w.Name, 50))
-	}
-	return r, nil
 }
 
 func onPage(id string, page *Snapshot) error {
@@ -209,15 +104,23 @@ func onPage(id string, page *Snapshot) error {
 	return nil
 }
 
-func requiredText(field string, v *string, limit int) (string, error) {
-	if v == nil || strings.TrimSpace(*v) == "" {
+// requiredText checks a non-empty text argument and returns it trimmed.
+func requiredText(field string, given bool, v string, limit int) (string, error) {
+	s := strings.TrimSpace(v)
+	if !given || s == "" {
 		return "", fmt.Errorf("%q must be a non-empty string", field)
 	}
-	s := strings.TrimSpace(*v)
 	if n := utf8.RuneCountInString(s); n > limit {
 		return "", fmt.Errorf("%q must be at most %d characters, got %d", field, limit, n)
 	}
 	return s, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // decodeOnly decodes exactly one JSON value with no fields beyond dst's.

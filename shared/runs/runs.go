@@ -41,7 +41,7 @@ const (
 	ModeCareful Mode = "careful"
 )
 
-// Tool names the client executes, and the two the server handles itself.
+// Tool names the client executes, and the two the server handles itself (tools.go has the table).
 const (
 	ToolObserve  = "observe"
 	ToolNavigate = "navigate"
@@ -55,9 +55,10 @@ const (
 
 // Errors of the service. Each means the request changed nothing.
 var (
-	// ErrNotFound: no such run for the tenant, or it expired.
+	// ErrNotFound: no such run of the user, or it expired. Another user's run, even in the same
+	// tenant, is not found: runs belong to the user who started them.
 	ErrNotFound = errors.New("runs: run not found")
-	// ErrFinished: the run is completed, failed or cancelled.
+	// ErrFinished: the run is completed, failed or cancelled (a step, an answer or a cancel).
 	ErrFinished = errors.New("runs: run already finished")
 	// ErrWaitingUser: a step was asked for while the run waits for an answer.
 	ErrWaitingUser = errors.New("runs: run is waiting for the user's answer")
@@ -71,6 +72,25 @@ var (
 	ErrIdempotencyRace = errors.New("runs: idempotency key in use by a concurrent request")
 )
 
+// LLMError is a step the model could not decide: the LLM call failed (after the client's own
+// retries) or gave no usable reply (after the corrective retry). The run is unchanged, so the
+// client may retry the step.
+type LLMError struct {
+	// Message says why, for the client; it never carries the provider's text.
+	Message string
+	// Err is the failed call's error, nil when replies came but none could be used.
+	Err error
+}
+
+func (e *LLMError) Error() string {
+	if e.Err != nil {
+		return e.Message + ": " + e.Err.Error()
+	}
+	return e.Message
+}
+
+func (e *LLMError) Unwrap() error { return e.Err }
+
 // Tool is one tool call with its arguments; only the arguments of its tool are set.
 type Tool struct {
 	Name   string  `dynamodbav:"name"`
@@ -80,65 +100,6 @@ type Tool struct {
 	Submit bool    `dynamodbav:"submit,omitempty"`
 	DeltaY float64 `dynamodbav:"deltaY,omitempty"`
 	Key    string  `dynamodbav:"key,omitempty"`
-}
-
-// Parameters are the tool's arguments as the client receives them ({} for observe).
-func (t Tool) Parameters() map[string]any {
-	p := map[string]any{}
-	switch t.Name {
-	case ToolNavigate:
-		p["url"] = t.URL
-	case ToolClick:
-		p["id"] = t.ID
-	case ToolType:
-		p["id"], p["text"] = t.ID, t.Text
-		if t.Submit {
-			p["submit"] = true
-		}
-	case ToolScroll:
-		p["deltaY"] = t.DeltaY
-	case ToolPress:
-		p["key"] = t.Key
-	}
-	return p
-}
-
-// String renders the call for prompts and messages, e.g. click {"id":"agent-1"}.
-func (t Tool) String() string {
-	var args []string
-	switch t.Name {
-	case ToolNavigate:
-		args = append(args, `"url":`+strconv.Quote(t.URL))
-	case ToolClick:
-		args = append(args, `"id":`+strconv.Quote(t.ID))
-	case ToolType:
-		args = append(args, `"id":`+strconv.Quote(t.ID), `"text":`+strconv.Quote(t.Text))
-		if t.Submit {
-			args = append(args, `"submit":true`)
-		}
-	case ToolScroll:
-		args = append(args, `"deltaY":`+strconv.FormatFloat(t.DeltaY, 'f', -1, 64))
-	case ToolPress:
-		args = append(args, `"key":`+strconv.Quote(t.Key))
-	}
-	if len(args) == 0 {
-		return t.Name
-	}
-	return t.Name + " {" + strings.Join(args, ",") + "}"
-}
-
-// target is what the call acts on (an element, a URL, a key), for loop detection: typing
-// different texts into one field is still the same action.
-func (t Tool) target() string {
-	switch t.Name {
-	case ToolClick, ToolType:
-		return t.ID
-	case ToolNavigate:
-		return t.URL
-	case ToolPress:
-		return t.Key
-	}
-	return ""
 }
 
 // Result is the client's report on the last tool it executed (ToolResult; data is not kept:
@@ -162,10 +123,13 @@ func (r Result) Observation() string {
 	return "Failed"
 }
 
-// UserAnswer is the user's reply to a question, recorded on the step it led to.
+// UserAnswer is the user's reply to a question, recorded on the step it led to (or, when it
+// declined, on the run it cancelled).
 type UserAnswer struct {
 	Approved bool   `dynamodbav:"approved"`
 	Text     string `dynamodbav:"text,omitempty"`
+	// UserID is who answered.
+	UserID string `dynamodbav:"userId,omitempty"`
 }
 
 // Usage is the LLM's token usage of a step.
@@ -192,8 +156,9 @@ type Entry struct {
 	// request (or the user's answer, for the step after a question).
 	PreviousResult *Result
 	UserAnswer     *UserAnswer
-	// URL is the page the step was decided on.
+	// URL is the page the step was decided on, PageHash its fingerprint (see fingerprint).
 	URL         string
+	PageHash    string
 	Model       string
 	Usage       Usage
 	LLMAttempts int
@@ -201,20 +166,20 @@ type Entry struct {
 	CreatedAt   time.Time
 }
 
-// signature identifies the step's action with all its arguments.
+// signature identifies the step's action with all its arguments, on the page it was taken on.
 func (e Entry) signature() string {
 	if e.Tool != nil {
-		return e.Tool.String()
+		return e.Tool.String() + " @" + e.PageHash
 	}
-	return e.Action + " " + strconv.Quote(e.Question)
+	return e.Action + " " + strconv.Quote(e.Question) + " @" + e.PageHash
 }
 
-// targetKey identifies the step's action by tool and target only.
+// targetKey identifies the step's action by tool and target only, on the page it was taken on.
 func (e Entry) targetKey() string {
 	if e.Tool != nil {
-		return e.Tool.Name + " " + e.Tool.target()
+		return e.Tool.Name + " " + e.Tool.target() + " @" + e.PageHash
 	}
-	return e.Action
+	return e.Action + " @" + e.PageHash
 }
 
 // toolName is the tool the step used (the held one for a gated step).
@@ -244,6 +209,8 @@ type Run struct {
 	// LastResult is the result of the last step's action when it arrived with a request that
 	// ended the run without a new step (so the history still shows it).
 	LastResult *Result
+	// LastAnswer is the answer that declined the pending question and so cancelled the run.
+	LastAnswer *UserAnswer
 	// Result is the final answer of a completed run; Error says why a run stopped or was cancelled.
 	Result    string
 	Error     string

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/screenagent/backend/shared/llm"
+	"github.com/screenagent/backend/shared/runs/gate"
 )
 
 // Store keeps runs: a header per run and its history entries.
@@ -46,10 +47,18 @@ const (
 	ScopeAnswer = "answer"
 )
 
+// GateSettings reads a tenant's additions to the security gate: its own risky words and URL
+// patterns (stored with the tenant's settings).
+type GateSettings interface {
+	GateCustom(ctx context.Context, tenantID string) (gate.Custom, error)
+}
+
 // Service runs the run API.
 type Service struct {
 	Store Store
 	LLM   llm.Client
+	// Gate gives the tenants' additions to the security gate; nil means the built-in rules only.
+	Gate GateSettings
 	// Model names the configured model for records (the reply's own model wins when given).
 	Model string
 	// MaxSteps bounds new runs (DefaultMaxSteps when 0).
@@ -135,6 +144,7 @@ func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode
 // StepRequest is one POST /agent/run/{runId}/step.
 type StepRequest struct {
 	TenantID string
+	UserID   string
 	RunID    string
 	// Snapshot is the page now; nil keeps the last one.
 	Snapshot *Snapshot
@@ -148,13 +158,14 @@ type StepRequest struct {
 // steps, the LLM's choice, loop detection, the security gate, self-reflection. It stores the
 // step, or the run's end, in one conditional write; on an error the run is unchanged.
 func (s *Service) Step(ctx context.Context, req StepRequest) (StepResponse, error) {
+	// Ownership first: a stored response is only ever replayed to the run's own user.
+	run, err := s.load(ctx, req.TenantID, req.UserID, req.RunID)
+	if err != nil {
+		return StepResponse{}, err
+	}
 	idem := idemRequest{ScopeStep, req.TenantID, req.RunID, req.IdempotencyKey, req.RequestHash}
 	if resp, found, err := s.replay(ctx, idem); found || err != nil {
 		return resp, err
-	}
-	run, err := s.Store.Get(ctx, req.TenantID, req.RunID)
-	if err != nil {
-		return StepResponse{}, err
 	}
 	switch {
 	case run.Status.Finished():
@@ -178,25 +189,36 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (StepResponse, erro
 	if err != nil {
 		return StepResponse{}, err
 	}
+	// Read before the LLM call, so that failing to read them costs no call; without them the gate
+	// would let through what the tenant asked to hold, so a failure fails the step.
+	rules, err := s.gateRules(ctx, req.TenantID)
+	if err != nil {
+		return StepResponse{}, err
+	}
 	results := resultsOf(history, result)
 	page := next.CurrentSnapshot
-	system, user := buildPrompt(promptInput{
-		Task: run.Task, History: history, Results: results, Earlier: run.CurrentStep - len(history),
-		Page: page, Reflection: adjusting(run.Reflections),
-	})
-	d, err := s.decide(ctx, system, user, page)
+	// Without a page there is nothing to decide on: the first move is to look (no LLM call).
+	d := decision{reply: Reply{Type: ReplyToolCall, Tool: Tool{Name: ToolObserve}, Thought: "No page has been observed yet."}}
+	if page != nil {
+		system, user := buildPrompt(promptInput{
+			Task: run.Task, History: history, Results: results, Earlier: run.CurrentStep - len(history),
+			Page: page, Reflection: adjusting(run.Reflections),
+		})
+		if d, err = s.decide(ctx, system, user, page); err != nil || d.invalid != "" {
+			// The run stays exactly as it was: the client retries the step.
+			reason := "The model did not choose a valid action: " + d.invalid
+			if err != nil {
+				reason = "The language model is unavailable: " + llmReason(err)
+			}
+			s.logger().WarnContext(ctx, "run step: no usable reply", "runId", run.ID, "reason", reason, "attempts", d.attempts)
+			return StepResponse{}, &LLMError{Message: reason + " The run is unchanged: retry the step.", Err: err}
+		}
+	}
 	m := d.metrics()
-	if err != nil {
-		s.logger().WarnContext(ctx, "run step: llm failed", "runId", run.ID, "error", err.Error())
-		return s.stop(ctx, idem, run, next, result, "The language model is unavailable: "+llmReason(err), m)
-	}
-	if d.invalid != "" {
-		return s.stop(ctx, idem, run, next, result, "The model did not choose a valid action: "+d.invalid, m)
-	}
 
 	entry := Entry{
 		StepNumber: run.CurrentStep + 1, Thought: d.reply.Thought, PreviousResult: result,
-		Model: d.model, Usage: d.usage, LLMAttempts: d.attempts, LLMLatency: d.latency,
+		Model: d.model, Usage: d.usage, LLMAttempts: d.attempts, LLMLatency: d.latency, PageHash: fingerprint(page),
 	}
 	if page != nil {
 		entry.URL = page.URL
@@ -219,7 +241,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (StepResponse, erro
 		}
 	}
 	if d.reply.Type == ReplyToolCall {
-		if f, risky := checkGate(*entry.Tool, page); risky {
+		if f, risky := checkGate(*entry.Tool, page, rules); risky {
 			if run.Mode == ModeCareful {
 				entry.Action, entry.Question, entry.Warning = ToolAskUser, f.Question, f.Reason
 				next.Status, next.PendingQuestion, next.PendingTool = StatusWaitingUser, f.Question, entry.Tool
@@ -260,6 +282,7 @@ func (s *Service) stop(ctx context.Context, idem idemRequest, prev, next Run, re
 // AnswerRequest is one POST /agent/run/{runId}/answer.
 type AnswerRequest struct {
 	TenantID       string
+	UserID         string
 	RunID          string
 	Approved       bool
 	Answer         string
@@ -275,13 +298,13 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	if n := utf8.RuneCountInString(text); n > maxAnswerText {
 		return StepResponse{}, invalid("answer", "must be at most %d characters", maxAnswerText)
 	}
+	run, err := s.load(ctx, req.TenantID, req.UserID, req.RunID)
+	if err != nil {
+		return StepResponse{}, err
+	}
 	idem := idemRequest{ScopeAnswer, req.TenantID, req.RunID, req.IdempotencyKey, req.RequestHash}
 	if resp, found, err := s.replay(ctx, idem); found || err != nil {
 		return resp, err
-	}
-	run, err := s.Store.Get(ctx, req.TenantID, req.RunID)
-	if err != nil {
-		return StepResponse{}, err
 	}
 	switch {
 	case run.Status.Finished():
@@ -296,10 +319,11 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	if text != "" {
 		reply.Message += " Their answer: " + text
 	}
+	answer := &UserAnswer{Approved: req.Approved, Text: text, UserID: req.UserID}
 	next := run
 	next.PendingQuestion, next.PendingTool = "", nil
 	if !req.Approved {
-		next.Status, next.Error, next.LastResult = StatusCancelled, "Cancelled: the user declined.", reply
+		next.Status, next.Error, next.LastResult, next.LastAnswer = StatusCancelled, "Cancelled: the user declined.", reply, answer
 		return s.save(ctx, idem, run, next, nil, StepResponse{Action: ActionError, Error: next.Error, State: stateOf(next)})
 	}
 	if run.CurrentStep >= run.MaxSteps {
@@ -311,7 +335,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	}
 	entry := Entry{
 		StepNumber: run.CurrentStep + 1, Action: tool.Name, Tool: &tool, PreviousResult: reply,
-		UserAnswer: &UserAnswer{Approved: true, Text: text},
+		UserAnswer: answer, PageHash: fingerprint(run.CurrentSnapshot),
 	}
 	if run.CurrentSnapshot != nil {
 		entry.URL = run.CurrentSnapshot.URL
@@ -320,16 +344,16 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	return s.save(ctx, idem, run, next, &entry, StepResponse{Action: ActionExecuteTool, Tool: toolView(&tool), State: stateOf(next)})
 }
 
-// Cancel cancels an unfinished run; a finished one is left as it is. Either way the run is no
-// longer going, so a repeated cancel succeeds too.
-func (s *Service) Cancel(ctx context.Context, tenantID, runID string) error {
+// Cancel cancels an unfinished run. A finished run (completed, failed or already cancelled) is
+// ErrFinished: cancelling it would change nothing, and answering success would claim it did.
+func (s *Service) Cancel(ctx context.Context, tenantID, userID, runID string) error {
 	for range 3 {
-		run, err := s.Store.Get(ctx, tenantID, runID)
+		run, err := s.load(ctx, tenantID, userID, runID)
 		if err != nil {
 			return err
 		}
 		if run.Status.Finished() {
-			return nil
+			return ErrFinished
 		}
 		next := run
 		next.Status, next.Error = StatusCancelled, "Cancelled by the user."
@@ -343,8 +367,8 @@ func (s *Service) Cancel(ctx context.Context, tenantID, runID string) error {
 }
 
 // Get returns the run's full state.
-func (s *Service) Get(ctx context.Context, tenantID, runID string) (GetResponse, error) {
-	run, err := s.Store.Get(ctx, tenantID, runID)
+func (s *Service) Get(ctx context.Context, tenantID, userID, runID string) (GetResponse, error) {
+	run, err := s.load(ctx, tenantID, userID, runID)
 	if err != nil {
 		return GetResponse{}, err
 	}
@@ -353,6 +377,31 @@ func (s *Service) Get(ctx context.Context, tenantID, runID string) (GetResponse,
 		return GetResponse{}, err
 	}
 	return GetResponse{Success: true, State: runView(run, entries)}, nil
+}
+
+// gateRules are the security gate's rules for the tenant.
+func (s *Service) gateRules(ctx context.Context, tenantID string) (*gate.Rules, error) {
+	if s.Gate == nil {
+		return gate.Default(), nil
+	}
+	c, err := s.Gate.GateCustom(ctx, tenantID)
+	if err != nil {
+		return nil, fmt.Errorf("gate settings of tenant %s: %w", tenantID, err)
+	}
+	return gate.New(c), nil
+}
+
+// load returns the user's run. Another user's run in the same tenant is ErrNotFound, exactly like
+// a run that does not exist, so that its id tells nothing.
+func (s *Service) load(ctx context.Context, tenantID, userID, runID string) (Run, error) {
+	run, err := s.Store.Get(ctx, tenantID, runID)
+	if err != nil {
+		return Run{}, err
+	}
+	if run.UserID != userID {
+		return Run{}, ErrNotFound
+	}
+	return run, nil
 }
 
 // idemRequest identifies a request for idempotent replay; no key means none.
@@ -432,8 +481,6 @@ func llmReason(err error) string {
 		return "no reply in time."
 	case errors.As(err, &e) && e.StatusCode != 0:
 		return fmt.Sprintf("the provider answered with status %d.", e.StatusCode)
-	case errors.Is(err, llm.ErrNotConfigured):
-		return "no model is configured."
 	}
 	return "it could not be reached."
 }

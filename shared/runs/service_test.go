@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/runs"
+	"github.com/screenagent/backend/shared/runs/gate"
 	"github.com/screenagent/backend/shared/runs/runsdb"
 )
 
@@ -47,7 +49,7 @@ func (f *fixture) start(t *testing.T, mode runs.Mode) string {
 
 func (f *fixture) step(t *testing.T, runID string, snap *runs.Snapshot, result *runs.Result) runs.StepResponse {
 	t.Helper()
-	resp, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", RunID: runID, Snapshot: snap, LastActionResult: result})
+	resp, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: runID, Snapshot: snap, LastActionResult: result})
 	if err != nil {
 		t.Fatalf("Step() error = %v", err)
 	}
@@ -69,37 +71,35 @@ var success = &runs.Result{Success: true, Message: "Done"}
 func TestStepFlowToFinish(t *testing.T) {
 	f := newFixture(t)
 	id := f.start(t, runs.ModeAutonomous)
-	f.llm.ReplyWithUsage(toolCall("observe", "{}"), 100, 5)
-	f.llm.Reply(toolCall("click", `{"id":"agent-1"}`))
+	f.llm.ReplyWithUsage(toolCall("click", `{"id":"agent-1"}`), 100, 5)
 	f.llm.Reply(`{"type":"final","answer":"Pricing: $10/month","thought":"The page lists it."}`)
 
+	// The documented first call has no snapshot: observe, without asking the model.
 	r1 := f.step(t, id, nil, nil)
 	if r1.Action != runs.ActionExecuteTool || r1.Tool.Name != "observe" || r1.State != (runs.StateView{Status: runs.StatusRunning, CurrentStep: 1, MaxSteps: 150}) ||
-		r1.Metrics.PromptTokens != 100 || r1.Metrics.LLMAttempts != 1 {
-		t.Fatalf("step 1 = %+v, want observe at step 1 running with its usage", r1)
-	}
-	if u := f.llm.Requests()[0].User(); !strings.Contains(u, "(no snapshot yet") || !strings.Contains(u, "TASK: Find pricing information") {
-		t.Errorf("first prompt lacks the task or the no-snapshot note:\n%s", u)
+		r1.Metrics.LLMAttempts != 0 || f.llm.Calls() != 0 {
+		t.Fatalf("step 1 = %+v after %d LLM calls, want observe at step 1 running, and no LLM call", r1, f.llm.Calls())
 	}
 	r2 := f.step(t, id, page, &runs.Result{Success: true})
-	if r2.Action != runs.ActionExecuteTool || r2.Tool.Name != "click" || r2.Tool.Parameters["id"] != "agent-1" || r2.State.CurrentStep != 2 {
-		t.Fatalf("step 2 = %+v, want click agent-1 at step 2", r2)
+	if r2.Action != runs.ActionExecuteTool || r2.Tool.Name != "click" || r2.Tool.Parameters["id"] != "agent-1" || r2.State.CurrentStep != 2 ||
+		r2.Metrics.PromptTokens != 100 || r2.Metrics.LLMAttempts != 1 {
+		t.Fatalf("step 2 = %+v, want click agent-1 at step 2 with its usage", r2)
 	}
-	if u := f.llm.Requests()[1].User(); !strings.Contains(u, "Step 1: observe → Success") || !strings.Contains(u, `[agent-1] a text="Pricing"`) {
-		t.Errorf("second prompt lacks step 1 or the page:\n%s", u)
+	if u := f.llm.Requests()[0].User(); !strings.Contains(u, "TASK: Find pricing information") || !strings.Contains(u, "Step 1: observe → Success") || !strings.Contains(u, `[agent-1] a text="Pricing"`) {
+		t.Errorf("second step's prompt lacks the task, step 1 or the page:\n%s", u)
 	}
 	r3 := f.step(t, id, nil, &runs.Result{Success: true, Message: "Clicked successfully"})
 	if r3.Action != runs.ActionFinish || r3.Result != "Pricing: $10/month" || r3.State.Status != runs.StatusCompleted || r3.State.CurrentStep != 3 {
 		t.Fatalf("step 3 = %+v, want finish with the answer, completed at step 3", r3)
 	}
-	if u := f.llm.Requests()[2].User(); !strings.Contains(u, "URL: https://shop.example/") {
+	if u := f.llm.Requests()[1].User(); !strings.Contains(u, "URL: https://shop.example/") {
 		t.Errorf("a step without a snapshot must show the last one:\n%s", u)
 	}
-	if _, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", RunID: id}); !errors.Is(err, runs.ErrFinished) {
+	if _, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id}); !errors.Is(err, runs.ErrFinished) {
 		t.Errorf("step after finish error = %v, want ErrFinished", err)
 	}
 
-	got, err := f.svc.Get(context.Background(), "ten-a", id)
+	got, err := f.svc.Get(context.Background(), "ten-a", "u-1", id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestStepFlowToFinish(t *testing.T) {
 			t.Errorf("history[%d] = %+v, want step %d %s → %q", i, h, i+1, w.action, w.observation)
 		}
 	}
-	if _, err := f.svc.Get(context.Background(), "ten-b", id); !errors.Is(err, runs.ErrNotFound) {
+	if _, err := f.svc.Get(context.Background(), "ten-b", "u-1", id); !errors.Is(err, runs.ErrNotFound) {
 		t.Errorf("another tenant's Get() error = %v, want ErrNotFound", err)
 	}
 }
@@ -142,7 +142,7 @@ func TestStartValidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := f.svc.Get(context.Background(), "ten-a", resp.RunID)
+	got, _ := f.svc.Get(context.Background(), "ten-a", "u-1", resp.RunID)
 	if got.State.Mode != runs.ModeCareful || resp.State != (runs.StateView{Status: runs.StatusCreated, MaxSteps: 150}) {
 		t.Errorf("Start() without a mode = %+v mode %s, want created, 150 steps, careful", resp, got.State.Mode)
 	}
@@ -164,10 +164,13 @@ func TestCorrectiveRetry(t *testing.T) {
 
 	f.llm.Reply(toolCall("click", `{"id":"agent-9"}`))
 	f.llm.Reply(toolCall("click", `{"id":"agent-9"}`))
-	r = f.step(t, id, nil, success)
-	if r.Action != runs.ActionError || r.State.Status != runs.StatusError || r.State.CurrentStep != 1 ||
-		!strings.Contains(r.Error, `The model did not choose a valid action: element "agent-9" is not on the current page`) {
-		t.Errorf("step after two bad replies = %+v, want an error stop naming the problem", r)
+	_, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, LastActionResult: success})
+	var le *runs.LLMError
+	if !errors.As(err, &le) || !strings.Contains(le.Message, `The model did not choose a valid action: element "agent-9" is not on the current page`) {
+		t.Errorf("step after two bad replies error = %v, want an LLMError naming the problem", err)
+	}
+	if got, _ := f.svc.Get(context.Background(), "ten-a", "u-1", id); got.State.Status != runs.StatusRunning || got.State.CurrentStep != 1 {
+		t.Errorf("run after two bad replies = %s at step %d, want it unchanged (running at step 1)", got.State.Status, got.State.CurrentStep)
 	}
 }
 
@@ -179,35 +182,50 @@ func TestCorrectionSkippedWithoutTime(t *testing.T) {
 	// 6 s before the deadline, 3 s kept for writing: 3 s for the LLM, less than a correction needs.
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
 	defer cancel()
-	r, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", RunID: id})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Action != runs.ActionError || !strings.HasSuffix(r.Error, "corrective retry skipped: not enough time left") || f.llm.Calls() != 1 {
-		t.Errorf("step = %+v after %d LLM calls, want an error stop after 1 saying the retry was skipped", r, f.llm.Calls())
+	_, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: page})
+	var le *runs.LLMError
+	if !errors.As(err, &le) || !strings.Contains(le.Message, "corrective retry skipped: not enough time left") || f.llm.Calls() != 1 {
+		t.Errorf("step error = %v after %d LLM calls, want an LLMError after 1 saying the retry was skipped", err, f.llm.Calls())
 	}
 }
 
 func TestUnconfiguredLLM(t *testing.T) {
 	f := newFixture(t)
-	f.svc.LLM = llm.Unconfigured{Err: fmt.Errorf("%w (openai): OPENAI_API_KEY is not set", llm.ErrNotConfigured)}
+	f.svc.LLM = llm.Unconfigured{Err: &llm.NotConfiguredError{Provider: "openai", Missing: []string{"OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN"}}}
 	id := f.start(t, runs.ModeAutonomous)
-	r := f.step(t, id, nil, nil)
-	if r.Action != runs.ActionError || r.Error != "The language model is unavailable: no model is configured." || r.State.Status != runs.StatusError {
-		t.Errorf("step = %+v, want an error stop saying no model is configured", r)
+	_, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: page})
+	if !errors.Is(err, llm.ErrNotConfigured) {
+		t.Fatalf("step error = %v, want ErrNotConfigured", err)
+	}
+	// The run goes on once a model is configured.
+	if got, _ := f.svc.Get(context.Background(), "ten-a", "u-1", id); got.State.Status != runs.StatusCreated || got.State.CurrentStep != 0 {
+		t.Errorf("run after the step = %+v, want it unchanged (created, step 0)", got.State)
 	}
 }
 
-func TestLLMFailureStopsTheRun(t *testing.T) {
+// TestLLMFailureLeavesTheRunRetryable: a failed LLM call (after the client's own retries) changes
+// nothing, so the same step can be retried and goes on from where the run was.
+func TestLLMFailureLeavesTheRunRetryable(t *testing.T) {
 	f := newFixture(t)
 	id := f.start(t, runs.ModeAutonomous)
+	f.step(t, id, nil, nil) // observe
+	before, _ := f.svc.Get(context.Background(), "ten-a", "u-1", id)
 	for range 3 {
 		f.llm.Fail(503)
 	}
-	r := f.step(t, id, page, nil)
-	if r.Action != runs.ActionError || r.State.Status != runs.StatusError || r.Error != "The language model is unavailable: the provider answered with status 503." ||
-		f.llm.Calls() != 3 || r.Metrics.LLMAttempts != 3 {
-		t.Errorf("step = %+v after %d calls, want an error stop after 3 attempts (2 retries)", r, f.llm.Calls())
+	req := runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: page, LastActionResult: success, IdempotencyKey: "k-2", RequestHash: "h"}
+	_, err := f.svc.Step(context.Background(), req)
+	var le *runs.LLMError
+	if !errors.As(err, &le) || le.Message != "The language model is unavailable: the provider answered with status 503. The run is unchanged: retry the step." || f.llm.Calls() != 3 {
+		t.Fatalf("step error = %v after %d calls, want an LLMError after 3 attempts (2 retries)", err, f.llm.Calls())
+	}
+	if after, _ := f.svc.Get(context.Background(), "ten-a", "u-1", id); !reflect.DeepEqual(after, before) {
+		t.Errorf("the failed step changed the run:\nbefore %+v\nafter  %+v", before, after)
+	}
+	f.llm.Reply(toolCall("click", `{"id":"agent-1"}`))
+	r, err := f.svc.Step(context.Background(), req)
+	if err != nil || r.Action != runs.ActionExecuteTool || r.State.CurrentStep != 2 || r.Metrics.Replayed {
+		t.Errorf("retried step = %+v, %v; want the click at step 2, decided afresh", r, err)
 	}
 }
 
@@ -215,7 +233,7 @@ func TestIdempotentStep(t *testing.T) {
 	f := newFixture(t)
 	id := f.start(t, runs.ModeAutonomous)
 	f.llm.Reply(toolCall("observe", "{}"))
-	req := runs.StepRequest{TenantID: "ten-a", RunID: id, IdempotencyKey: "k-1", RequestHash: "h-1"}
+	req := runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: page, IdempotencyKey: "k-1", RequestHash: "h-1"}
 	first, err := f.svc.Step(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -253,7 +271,7 @@ func TestPromptShowsTheLastTwentySteps(t *testing.T) {
 	if !strings.Contains(last, "(2 earlier steps not shown)\nStep 3: ") || strings.Contains(last, "Step 2: ") || !strings.Contains(last, "Step 22: ") {
 		t.Errorf("prompt of step 23 should show steps 3 to 22 only:\n%s", last)
 	}
-	got, _ := f.svc.Get(context.Background(), "ten-a", id)
+	got, _ := f.svc.Get(context.Background(), "ten-a", "u-1", id)
 	if n := len(got.State.Reflections); n != 4 || got.State.Reflections[3].StepNumber != 20 || got.State.Reflections[3].Efficiency != runs.EfficiencyHigh {
 		t.Errorf("reflections = %+v, want 4 (steps 5 to 20), all high", got.State.Reflections)
 	}
@@ -267,17 +285,17 @@ func TestAnswerTextReachesThePrompt(t *testing.T) {
 	if r.Action != runs.ActionAskUser || r.Question != "Monthly or yearly prices?" || r.State.Status != runs.StatusWaitingUser {
 		t.Fatalf("step = %+v, want the model's question", r)
 	}
-	if _, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", RunID: id}); !errors.Is(err, runs.ErrWaitingUser) {
+	if _, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id}); !errors.Is(err, runs.ErrWaitingUser) {
 		t.Errorf("step while waiting error = %v, want ErrWaitingUser", err)
 	}
-	a, err := f.svc.Answer(context.Background(), runs.AnswerRequest{TenantID: "ten-a", RunID: id, Approved: true, Answer: "yearly, in euros"})
+	a, err := f.svc.Answer(context.Background(), runs.AnswerRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Approved: true, Answer: "yearly, in euros"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a.Action != runs.ActionExecuteTool || a.Tool.Name != "observe" || a.State != (runs.StateView{Status: runs.StatusRunning, CurrentStep: 2, MaxSteps: 150}) {
 		t.Fatalf("answer = %+v, want observe at step 2", a)
 	}
-	if _, err := f.svc.Answer(context.Background(), runs.AnswerRequest{TenantID: "ten-a", RunID: id, Approved: true}); !errors.Is(err, runs.ErrNotWaiting) {
+	if _, err := f.svc.Answer(context.Background(), runs.AnswerRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Approved: true}); !errors.Is(err, runs.ErrNotWaiting) {
 		t.Errorf("second answer error = %v, want ErrNotWaiting", err)
 	}
 	f.llm.Reply(`{"type":"final","answer":"€100/year"}`)
@@ -293,21 +311,72 @@ func TestCancel(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	id := f.start(t, runs.ModeCareful)
-	if err := f.svc.Cancel(ctx, "ten-a", id); err != nil {
+	if err := f.svc.Cancel(ctx, "ten-a", "u-1", id); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.svc.Cancel(ctx, "ten-a", id); err != nil {
-		t.Errorf("second Cancel() error = %v, want nil", err)
+	if err := f.svc.Cancel(ctx, "ten-a", "u-1", id); !errors.Is(err, runs.ErrFinished) {
+		t.Errorf("second Cancel() error = %v, want ErrFinished (a finished run cannot be cancelled)", err)
 	}
-	got, _ := f.svc.Get(ctx, "ten-a", id)
+	got, _ := f.svc.Get(ctx, "ten-a", "u-1", id)
 	if got.State.Status != runs.StatusCancelled {
 		t.Errorf("status = %s, want cancelled", got.State.Status)
 	}
-	if _, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", RunID: id}); !errors.Is(err, runs.ErrFinished) {
+	if _, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id}); !errors.Is(err, runs.ErrFinished) {
 		t.Errorf("step after cancel error = %v, want ErrFinished", err)
 	}
-	if err := f.svc.Cancel(ctx, "ten-b", id); !errors.Is(err, runs.ErrNotFound) {
+	if err := f.svc.Cancel(ctx, "ten-b", "u-1", id); !errors.Is(err, runs.ErrNotFound) {
 		t.Errorf("another tenant's Cancel() error = %v, want ErrNotFound", err)
+	}
+}
+
+// TestRunsBelongToTheirUser: another member of the same tenant can neither read, step, answer
+// nor cancel a user's run (not found, as if it did not exist), nor replay its stored responses;
+// the run stays as it was; and the answer records who gave it.
+func TestRunsBelongToTheirUser(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	id := f.start(t, runs.ModeCareful)
+	f.llm.Reply(toolCall("click", `{"id":"agent-3"}`))
+	pay := &runs.Snapshot{URL: "https://shop.example/cart", Elements: []runs.Element{{ID: "agent-3", Tag: "button", Text: "Pay now"}}}
+	held, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: pay, IdempotencyKey: "k", RequestHash: "h"})
+	if err != nil || held.Action != runs.ActionAskUser {
+		t.Fatalf("owner's step = %+v, %v; want the held payment click", held, err)
+	}
+	before, _ := f.svc.Get(ctx, "ten-a", "u-1", id)
+
+	for name, call := range map[string]func() error{
+		"Get": func() error { _, err := f.svc.Get(ctx, "ten-a", "u-2", id); return err },
+		"Step": func() error {
+			_, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", UserID: "u-2", RunID: id, Snapshot: page})
+			return err
+		},
+		"Step replaying the owner's key": func() error {
+			_, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", UserID: "u-2", RunID: id, Snapshot: pay, IdempotencyKey: "k", RequestHash: "h"})
+			return err
+		},
+		"Answer": func() error {
+			_, err := f.svc.Answer(ctx, runs.AnswerRequest{TenantID: "ten-a", UserID: "u-2", RunID: id, Approved: true})
+			return err
+		},
+		"Cancel": func() error { return f.svc.Cancel(ctx, "ten-a", "u-2", id) },
+	} {
+		if err := call(); !errors.Is(err, runs.ErrNotFound) {
+			t.Errorf("%s by another member: error = %v, want ErrNotFound", name, err)
+		}
+	}
+	if after, _ := f.svc.Get(ctx, "ten-a", "u-1", id); !reflect.DeepEqual(after, before) {
+		t.Errorf("the run changed under another member's requests:\nbefore %+v\nafter  %+v", before, after)
+	}
+
+	if _, err := f.svc.Answer(ctx, runs.AnswerRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Approved: true, Answer: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := f.store.Entries(ctx, "ten-a", id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := entries[len(entries)-1].UserAnswer; a == nil || a.UserID != "u-1" || !a.Approved || a.Text != "go" {
+		t.Errorf("answer recorded = %+v, want approved by u-1 with its text", a)
 	}
 }
 
@@ -316,15 +385,51 @@ func TestIdleRunExpires(t *testing.T) {
 	id := f.start(t, runs.ModeCareful)
 	f.store.Now = func() time.Time { return time.Now().Add(time.Hour) }
 	for name, call := range map[string]func() error{
-		"Get": func() error { _, err := f.svc.Get(context.Background(), "ten-a", id); return err },
+		"Get": func() error { _, err := f.svc.Get(context.Background(), "ten-a", "u-1", id); return err },
 		"Step": func() error {
-			_, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", RunID: id})
+			_, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id})
 			return err
 		},
-		"Cancel": func() error { return f.svc.Cancel(context.Background(), "ten-a", id) },
+		"Cancel": func() error { return f.svc.Cancel(context.Background(), "ten-a", "u-1", id) },
 	} {
 		if err := call(); !errors.Is(err, runs.ErrNotFound) {
 			t.Errorf("%s() an hour idle error = %v, want ErrNotFound", name, err)
 		}
+	}
+}
+
+// tenantGate is a tenant's gate settings, or a failure to read them.
+type tenantGate struct {
+	custom gate.Custom
+	err    error
+}
+
+func (g tenantGate) GateCustom(context.Context, string) (gate.Custom, error) { return g.custom, g.err }
+
+// TestTenantGateRules: a tenant's own words and URL patterns hold actions the built-in rules let
+// through; when they cannot be read, the step fails before any LLM call and changes nothing.
+func TestTenantGateRules(t *testing.T) {
+	f := newFixture(t)
+	f.svc.Gate = tenantGate{custom: gate.Custom{Words: []string{"Approve invoice"}, URLPatterns: []string{"erp.example.net/approvals"}}}
+	erp := &runs.Snapshot{URL: "https://erp.example.net/invoices", Elements: []runs.Element{
+		{ID: "agent-1", Tag: "button", Text: "A p p r o v e  invoice"},
+		{ID: "agent-2", Tag: "a", Text: "Queue", Href: "https://erp.example.net/approvals/7"},
+	}}
+	for _, call := range []string{toolCall("click", `{"id":"agent-1"}`), toolCall("click", `{"id":"agent-2"}`)} {
+		id := f.start(t, runs.ModeCareful)
+		f.llm.Reply(call)
+		if r := f.step(t, id, erp, nil); r.Action != runs.ActionAskUser || r.State.Status != runs.StatusWaitingUser {
+			t.Errorf("%s with the tenant's rules = %+v, want it held for the user", call, r)
+		}
+	}
+
+	f.svc.Gate = tenantGate{err: errors.New("accounts table unreachable")}
+	id := f.start(t, runs.ModeCareful)
+	calls := f.llm.Calls()
+	if _, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: erp}); err == nil || f.llm.Calls() != calls {
+		t.Errorf("step without the tenant's rules: error %v after %d LLM calls, want an error before any call", err, f.llm.Calls()-calls)
+	}
+	if got, _ := f.svc.Get(context.Background(), "ten-a", "u-1", id); got.State.Status != runs.StatusCreated {
+		t.Errorf("run after the failed step = %s, want it unchanged (created)", got.State.Status)
 	}
 }

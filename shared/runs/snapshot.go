@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/screenagent/backend/shared/validation"
@@ -146,6 +148,9 @@ func DecodeSnapshot(raw json.RawMessage) (*Snapshot, error) {
 			return nil, err
 		}
 	}
+	if !webURL(s.URL) {
+		return nil, invalid("snapshot.url", "must be an absolute http(s) URL")
+	}
 	seen := make(map[string]int, len(w.Elements))
 	for i, rawEl := range w.Elements {
 		field := fmt.Sprintf("snapshot.elements[%d]", i)
@@ -193,6 +198,9 @@ func decodeElement(raw json.RawMessage, field string) (Element, error) {
 			return Element{}, err
 		}
 	}
+	if forbiddenScheme[scheme(el.Href)] {
+		return Element{}, invalid(field+".href", "must not be a javascript:, vbscript:, data: or file: URL")
+	}
 	if b := el.BBox; b != nil {
 		for _, c := range []struct {
 			name string
@@ -204,6 +212,40 @@ func decodeElement(raw json.RawMessage, field string) (Element, error) {
 		}
 	}
 	return el, nil
+}
+
+// forbiddenScheme are the link schemes a snapshot may not carry: they run script or read local
+// files, so a model told to follow one would act outside the web page.
+var forbiddenScheme = map[string]bool{"javascript": true, "vbscript": true, "data": true, "file": true}
+
+// scheme is the lower-case scheme of raw as a browser reads it (WHATWG URL: leading and trailing
+// C0 controls and spaces are ignored and tabs and newlines removed anywhere, so
+// " java\tscript:" is javascript), "" for a relative reference.
+func scheme(raw string) string {
+	raw = strings.TrimFunc(raw, func(r rune) bool { return r <= ' ' })
+	raw = strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, raw)
+	i := strings.IndexByte(raw, ':')
+	if i < 1 {
+		return ""
+	}
+	for j, c := range raw[:i] {
+		alpha := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !alpha && (j == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return "" // not a scheme: a relative path with a colon later on
+		}
+	}
+	return strings.ToLower(raw[:i])
+}
+
+// webURL reports whether raw is an absolute http or https URL with a host.
+func webURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 func checkLength(field, value string, limit int) error {

@@ -32,8 +32,10 @@ func TestDecodeSnapshot(t *testing.T) {
 		{"every element field", `{"url":"https://a.example","elements":[{"id":"agent-1","tag":"input","role":"textbox","text":"t","ariaLabel":"Search",
 			"placeholder":"Search…","type":"text","value":"socks","href":"","disabled":true,"name":"q","bbox":{"x":1,"y":2.5,"width":80,"height":40}}]}`, false, ""},
 		{"unknown fields ignored", `{"url":"https://a.example","viewport":{"w":1},"elements":[{"id":"a","tag":"b","dataset":{}}]}`, false, ""},
-		{"visible text at the limit", `{"url":"u","visibleText":"` + long(MaxVisibleText) + `"}`, false, ""},
-		{"100 elements", `{"url":"u","elements":` + elementsJSON(MaxElements) + `}`, false, ""},
+		{"visible text at the limit", `{"url":"https://u.example/","visibleText":"` + long(MaxVisibleText) + `"}`, false, ""},
+		{"relative, mail and anchor links", `{"url":"http://u.example/","elements":[{"id":"a","tag":"a","href":"/pricing"},{"id":"b","tag":"a","href":"mailto:a@u.example"},
+			{"id":"c","tag":"a","href":"#top"},{"id":"d","tag":"a","href":"page:2"}]}`, false, ""},
+		{"100 elements", `{"url":"https://u.example/","elements":` + elementsJSON(MaxElements) + `}`, false, ""},
 
 		{"not an object", `[1]`, false, "snapshot"},
 		{"a string", `"page"`, false, "snapshot"},
@@ -41,23 +43,31 @@ func TestDecodeSnapshot(t *testing.T) {
 		{"missing url", `{"title":"x"}`, false, "snapshot.url"},
 		{"url of wrong type", `{"url":7}`, false, "snapshot.url"},
 		{"url too long", `{"url":"https://a.example/` + strings.Repeat("a", MaxURL) + `"}`, false, "snapshot.url"},
-		{"title too long", `{"url":"u","title":"` + long(MaxTitle+1) + `"}`, false, "snapshot.title"},
-		{"visible text too long", `{"url":"u","visibleText":"` + long(MaxVisibleText+1) + `"}`, false, "snapshot.visibleText"},
-		{"negative timestamp", `{"url":"u","timestamp":-1}`, false, "snapshot.timestamp"},
-		{"timestamp of wrong type", `{"url":"u","timestamp":"now"}`, false, "snapshot.timestamp"},
-		{"elements not an array", `{"url":"u","elements":{}}`, false, "snapshot.elements"},
-		{"101 elements", `{"url":"u","elements":` + elementsJSON(MaxElements+1) + `}`, false, "snapshot.elements"},
-		{"element not an object", `{"url":"u","elements":[{"id":"a","tag":"b"},5]}`, false, "snapshot.elements[1]"},
-		{"element without id", `{"url":"u","elements":[{"tag":"b"}]}`, false, "snapshot.elements[0].id"},
-		{"element without tag", `{"url":"u","elements":[{"id":"a"}]}`, false, "snapshot.elements[0].tag"},
-		{"duplicate id", `{"url":"u","elements":[{"id":"a","tag":"b"},{"id":"a","tag":"c"}]}`, false, "snapshot.elements[1].id"},
-		{"text too long", `{"url":"u","elements":[{"id":"a","tag":"b","text":"` + long(MaxElementText+1) + `"}]}`, false, "snapshot.elements[0].text"},
-		{"value too long", `{"url":"u","elements":[{"id":"a","tag":"b","value":"` + long(MaxValue+1) + `"}]}`, false, "snapshot.elements[0].value"},
-		{"aria label too long", `{"url":"u","elements":[{"id":"a","tag":"b","ariaLabel":"` + long(MaxLongAttr+1) + `"}]}`, false, "snapshot.elements[0].ariaLabel"},
-		{"text of wrong type", `{"url":"u","elements":[{"id":"a","tag":"b","text":5}]}`, false, "snapshot.elements[0].text"},
-		{"disabled of wrong type", `{"url":"u","elements":[{"id":"a","tag":"b","disabled":"yes"}]}`, false, "snapshot.elements[0].disabled"},
-		{"bbox of wrong type", `{"url":"u","elements":[{"id":"a","tag":"b","bbox":{"x":"1"}}]}`, false, "snapshot.elements[0].bbox.x"},
-		{"bbox out of range", `{"url":"u","elements":[{"id":"a","tag":"b","bbox":{"x":1e300}}]}`, false, "snapshot.elements[0].bbox.x"},
+		{"title too long", `{"url":"https://u.example/","title":"` + long(MaxTitle+1) + `"}`, false, "snapshot.title"},
+		{"visible text too long", `{"url":"https://u.example/","visibleText":"` + long(MaxVisibleText+1) + `"}`, false, "snapshot.visibleText"},
+		{"negative timestamp", `{"url":"https://u.example/","timestamp":-1}`, false, "snapshot.timestamp"},
+		{"timestamp of wrong type", `{"url":"https://u.example/","timestamp":"now"}`, false, "snapshot.timestamp"},
+		{"elements not an array", `{"url":"https://u.example/","elements":{}}`, false, "snapshot.elements"},
+		{"101 elements", `{"url":"https://u.example/","elements":` + elementsJSON(MaxElements+1) + `}`, false, "snapshot.elements"},
+		{"element not an object", `{"url":"https://u.example/","elements":[{"id":"a","tag":"b"},5]}`, false, "snapshot.elements[1]"},
+		{"element without id", `{"url":"https://u.example/","elements":[{"tag":"b"}]}`, false, "snapshot.elements[0].id"},
+		{"element without tag", `{"url":"https://u.example/","elements":[{"id":"a"}]}`, false, "snapshot.elements[0].tag"},
+		{"duplicate id", `{"url":"https://u.example/","elements":[{"id":"a","tag":"b"},{"id":"a","tag":"c"}]}`, false, "snapshot.elements[1].id"},
+		{"text too long", `{"url":"https://u.example/","elements":[{"id":"a","tag":"b","text":"` + long(MaxElementText+1) + `"}]}`, false, "snapshot.elements[0].text"},
+		{"value too long", `{"url":"https://u.example/","elements":[{"id":"a","tag":"b","value":"` + long(MaxValue+1) + `"}]}`, false, "snapshot.elements[0].value"},
+		{"aria label too long", `{"url":"https://u.example/","elements":[{"id":"a","tag":"b","ariaLabel":"` + long(MaxLongAttr+1) + `"}]}`, false, "snapshot.elements[0].ariaLabel"},
+		{"text of wrong type", `{"url":"https://u.example/","elements":[{"id":"a","tag":"b","text":5}]}`, false, "snapshot.elements[0].text"},
+		{"disabled of wrong type", `{"url":"https://u.example/","elements":[{"id":"a","tag":"b","disabled":"yes"}]}`, false, "snapshot.elements[0].disabled"},
+		{"bbox of wrong type", `{"url":"https://u.example/","elements":[{"id":"a","tag":"b","bbox":{"x":"1"}}]}`, false, "snapshot.elements[0].bbox.x"},
+		{"javascript page", `{"url":"javascript:alert(1)"}`, false, "snapshot.url"},
+		{"file page", `{"url":"file:///etc/passwd"}`, false, "snapshot.url"},
+		{"relative page", `{"url":"/cart"}`, false, "snapshot.url"},
+		{"javascript link", `{"url":"https://u.example/","elements":[{"id":"a","tag":"a","href":"javascript:pay()"}]}`, false, "snapshot.elements[0].href"},
+		{"disguised javascript link", `{"url":"https://u.example/","elements":[{"id":"a","tag":"a","href":" JaVa\tScRiPt:pay()"}]}`, false, "snapshot.elements[0].href"},
+		{"vbscript link", `{"url":"https://u.example/","elements":[{"id":"a","tag":"a","href":"vbscript:x"}]}`, false, "snapshot.elements[0].href"},
+		{"data link", `{"url":"https://u.example/","elements":[{"id":"a","tag":"a","href":"data:text/html,<script>x</script>"}]}`, false, "snapshot.elements[0].href"},
+		{"file link", `{"url":"https://u.example/","elements":[{"id":"a","tag":"a","href":"FILE:///etc/passwd"}]}`, false, "snapshot.elements[0].href"},
+		{"bbox out of range", `{"url":"https://u.example/","elements":[{"id":"a","tag":"b","bbox":{"x":1e300}}]}`, false, "snapshot.elements[0].bbox.x"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,7 +97,7 @@ func TestDecodeSnapshotWholeSizeLimit(t *testing.T) {
 	for i := range els {
 		els[i] = fmt.Sprintf(`{"id":"agent-%d","tag":"a","href":"https://a.example/%s","ariaLabel":"%s"}`, i, strings.Repeat("p", 2000), strings.Repeat("é", MaxLongAttr))
 	}
-	_, err := DecodeSnapshot(json.RawMessage(`{"url":"u","elements":[` + strings.Join(els, ",") + `]}`))
+	_, err := DecodeSnapshot(json.RawMessage(`{"url":"https://u.example/","elements":[` + strings.Join(els, ",") + `]}`))
 	var ve *ValidationError
 	if !errors.As(err, &ve) || ve.Field != "snapshot" || !strings.Contains(ve.Reason, "bytes") {
 		t.Errorf("DecodeSnapshot(huge) error = %v, want a ValidationError on snapshot naming the byte limit", err)
@@ -112,10 +122,10 @@ func TestDecodeSnapshotKeepsTheFields(t *testing.T) {
 func FuzzDecodeSnapshot(f *testing.F) {
 	f.Add(`{"url":"https://example.com","title":"Example","visibleText":"Hello","elements":[{"id":"agent-1","tag":"a","text":"More","href":"https://iana.org"}],"timestamp":1737292800000}`)
 	f.Add(`null`)
-	f.Add(`{"url":"u","elements":[{"id":"a","tag":"b","bbox":{"x":1,"y":2,"width":3,"height":4}},{"id":"a","tag":"c"}]}`)
-	f.Add(`{"url":"u","elements":[{"id":"a","tag":"b","text":5}]}`)
+	f.Add(`{"url":"https://u.example/","elements":[{"id":"a","tag":"b","bbox":{"x":1,"y":2,"width":3,"height":4}},{"id":"a","tag":"c"}]}`)
+	f.Add(`{"url":"https://u.example/","elements":[{"id":"a","tag":"b","text":5}]}`)
 	f.Add(`{"url":"\u0000","visibleText":"\ud800","elements":[]}`)
-	f.Add(`{"url":"u"} {"url":"v"}`)
+	f.Add(`{"url":"https://u.example/"} {"url":"v"}`)
 	f.Fuzz(func(t *testing.T, raw string) {
 		s, err := DecodeSnapshot(json.RawMessage(raw))
 		if err != nil {
@@ -131,8 +141,14 @@ func FuzzDecodeSnapshot(f *testing.F) {
 		if s.URL == "" || utf8.RuneCountInString(s.VisibleText) > MaxVisibleText || len(s.Elements) > MaxElements || s.Timestamp < 0 {
 			t.Fatalf("accepted a snapshot outside the limits: %+v", s)
 		}
+		if !webURL(s.URL) {
+			t.Fatalf("accepted page URL %q", s.URL)
+		}
 		ids := map[string]bool{}
 		for _, e := range s.Elements {
+			if forbiddenScheme[scheme(e.Href)] {
+				t.Fatalf("accepted link %q", e.Href)
+			}
 			if e.ID == "" || e.Tag == "" || ids[e.ID] || utf8.RuneCountInString(e.Text) > MaxElementText || utf8.RuneCountInString(e.Value) > MaxValue {
 				t.Fatalf("accepted an invalid element: %+v", e)
 			}

@@ -1,5 +1,7 @@
 // Package stacktest runs the real API for integration tests: the template's tables in DynamoDB
-// Local (dynamotest) and the function binaries behind the local emulator, over real HTTP.
+// Local (dynamotest) and the function binaries behind the local emulator, over real HTTP. Every
+// answer the stack gives is checked against the OpenAPI contract (infra/openapi); one the
+// contract does not allow fails the test.
 //
 // A package opts in with
 //
@@ -9,8 +11,11 @@
 package stacktest
 
 import (
+	"bytes"
+	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -20,6 +25,7 @@ import (
 
 	"github.com/screenagent/backend/infra/ddblocal"
 	"github.com/screenagent/backend/infra/emulator"
+	"github.com/screenagent/backend/infra/openapi"
 	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/sam"
 )
@@ -40,10 +46,11 @@ type Stack struct {
 }
 
 var (
-	loadOnce sync.Once
-	root     string
-	tmpl     *sam.Template
-	loadErr  error
+	loadOnce  sync.Once
+	root      string
+	tmpl      *sam.Template
+	validator *openapi.Validator
+	loadErr   error
 )
 
 // New starts a stack whose functions are built on first use and stopped at the test's end.
@@ -53,6 +60,9 @@ func New(t testing.TB, opts Options) *Stack {
 		root, loadErr = ddblocal.RepoRoot()
 		if loadErr == nil {
 			tmpl, loadErr = sam.Load(filepath.Join(root, "template.yaml"))
+		}
+		if loadErr == nil {
+			validator, loadErr = openapi.NewValidator(context.Background())
 		}
 	})
 	if loadErr != nil {
@@ -81,7 +91,7 @@ func New(t testing.TB, opts Options) *Stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(emu.Handler())
+	srv := httptest.NewServer(checked(t, emu.Handler()))
 	t.Cleanup(func() {
 		srv.Close()
 		_ = emu.Close()
@@ -98,4 +108,33 @@ func buildDir() string {
 		rel = filepath.Base(wd)
 	}
 	return filepath.Join(root, ".local", "test-build", strings.ReplaceAll(rel, string(filepath.Separator), "_"))
+}
+
+// checked passes every request to h and fails the test when h's answer is not one the contract
+// allows, whichever client of the test sent it.
+func checked(t testing.TB, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(rec, r)
+		if err := validator.CheckResponse(r.Context(), r, rec.status, w.Header(), rec.body.Bytes()); err != nil {
+			t.Errorf("contract: %v", err)
+		}
+	})
+}
+
+// recorder keeps a copy of what it writes through.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) WriteHeader(status int) {
+	r.status = status
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.body.Write(b)
+	return r.ResponseWriter.Write(b)
 }

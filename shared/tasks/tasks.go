@@ -43,8 +43,12 @@ type Task struct {
 	StepCount int
 	// FailureReason says why a task failed when the server failed it (e.g. too many steps).
 	FailureReason string
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// Result is the task's answer, given with finish("…").
+	Result string
+	// Memory is what the next step needs of the task's past.
+	Memory    Memory
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ActionError is the extension's report of why its last action failed.
@@ -80,23 +84,38 @@ type Step struct {
 	ModelAction string
 	// PreviousReport is the client's report on the previous step's action, received with this request.
 	PreviousReport *Report
-	URL            string
-	Usage          Usage
-	Model          string
-	LLMAttempts    int
-	LLMLatency     time.Duration
-	Duration       time.Duration
-	CreatedAt      time.Time
+	// UserMessage is the user's message that came with this request, when it differs from the task.
+	UserMessage string
+	URL         string
+	Usage       Usage
+	Model       string
+	LLMAttempts int
+	LLMLatency  time.Duration
+	Duration    time.Duration
+	CreatedAt   time.Time
 }
 
-// IdempotencyRecord is the stored response of a request sent with an Idempotency-Key.
+// IdempotencyRecord is the stored response of a request sent with an Idempotency-Key, or, while
+// Pending, the claim of the request still deciding it (which has no response yet).
 type IdempotencyRecord struct {
 	Key         string
 	RequestHash string
 	StatusCode  int
 	Body        []byte
+	Pending     bool
 	CreatedAt   time.Time
 }
+
+// Log types of debug entries: the engine's record of a stored step, of a failed LLM call, and of a plan change.
+const (
+	LogStep     = "step"
+	LogLLMError = "llm_error"
+	// LogPlan is written for each change of a task's plan, with the plan.
+	LogPlan = "plan"
+)
+
+// LogTypes are every log type a debug entry is written with, the values a logType filter may take.
+var LogTypes = []string{LogStep, LogLLMError, LogPlan}
 
 // DebugEntry is a diagnostic record of a step for the debug endpoints.
 type DebugEntry struct {

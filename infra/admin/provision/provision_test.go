@@ -2,8 +2,8 @@ package provision
 
 import (
 	"errors"
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
@@ -100,52 +100,50 @@ func TestEnsureDemoKeepsExistingPassword(t *testing.T) {
 	}
 }
 
-func TestSetUserTier(t *testing.T) {
+func TestSetPersonalTier(t *testing.T) {
 	s := newStore(t)
 	ctx := t.Context()
-	// Real time: DynamoDB Local runs TTL, so items must not look expired to it.
-	clock := time.Now().UTC().Truncate(time.Second)
-	s.Now = func() time.Time { return clock }
-
 	solo, err := CreateUser(ctx, s, NewUser{Email: "solo@example.com", Name: "Solo", Password: "password-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	older, _ := s.CreateOrganization(ctx, "Older")
-	newer, _ := s.CreateOrganization(ctx, "Newer")
-	member, err := CreateUser(ctx, s, NewUser{Email: "m@example.com", Name: "M", Password: "password-1", Org: "Older"})
+	acme, _ := s.CreateOrganization(ctx, "Acme")
+	member, err := CreateUser(ctx, s, NewUser{Email: "m@example.com", Name: "M", Password: "password-1", Org: "Acme"})
 	if err != nil {
-		t.Fatal(err)
-	}
-	clock = clock.Add(time.Hour)
-	if err := AddMember(ctx, s, "Newer", "m@example.com", accounts.RoleAdmin); err != nil {
 		t.Fatal(err)
 	}
 
 	tests := []struct {
 		name       string
 		email      string
-		tier       accounts.Tier
+		personal   bool
 		wantTenant string
 	}{
-		{"no organization: personal tenant", "solo@example.com", accounts.TierPro, solo.ID},
-		{"member: oldest organization", "M@Example.com", accounts.TierEnterprise, older.ID},
+		{"no organization: the personal tenant", "solo@example.com", false, solo.ID},
+		{"member, said personal", "M@Example.com", true, member.ID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := SetUserTier(ctx, s, tt.email, tt.tier)
-			if err != nil || got.ID != tt.wantTenant || got.Tier != tt.tier {
-				t.Errorf("SetUserTier = (%s %s, %v), want (%s %s, nil)", got.ID, got.Tier, err, tt.wantTenant, tt.tier)
+			got, err := SetPersonalTier(ctx, s, tt.email, tt.personal, accounts.TierPro)
+			if err != nil || got.ID != tt.wantTenant || got.Tier != accounts.TierPro || got.Kind != accounts.KindPersonal {
+				t.Errorf("SetPersonalTier = (%s %s %s, %v), want (%s pro personal, nil)", got.ID, got.Kind, got.Tier, err, tt.wantTenant)
 			}
 		})
 	}
-	for _, id := range []string{member.ID, newer.ID} {
-		if tn, _ := s.GetTenant(ctx, id); tn.Tier != accounts.TierFree {
-			t.Errorf("tenant %s (%s): got tier %s, want free: only the login tenant changes", id, tn.Name, tn.Tier)
+
+	// A member without --personal: which tenant is meant is not guessed.
+	_, err = SetPersonalTier(ctx, s, "m@example.com", false, accounts.TierEnterprise)
+	var amb *AmbiguousTenantError
+	if !errors.As(err, &amb) || !strings.Contains(err.Error(), `organization "Acme"`) || !strings.Contains(err.Error(), "--personal") {
+		t.Errorf("SetPersonalTier(member) error = %v, want an AmbiguousTenantError naming Acme and --personal", err)
+	}
+	for _, id := range []string{acme.ID, member.ID} {
+		if tn, _ := s.GetTenant(ctx, id); tn.Tier == accounts.TierEnterprise {
+			t.Errorf("tenant %s (%s) went to enterprise, want nothing changed by a refused call", id, tn.Name)
 		}
 	}
-	if _, err := SetUserTier(ctx, s, "nobody@example.com", accounts.TierPro); !errors.Is(err, accounts.ErrNotFound) {
-		t.Errorf("SetUserTier(unknown user): got error %v, want ErrNotFound", err)
+	if _, err := SetPersonalTier(ctx, s, "nobody@example.com", false, accounts.TierPro); !errors.Is(err, accounts.ErrNotFound) {
+		t.Errorf("SetPersonalTier(unknown user): got error %v, want ErrNotFound", err)
 	}
 }
 
@@ -164,8 +162,8 @@ func TestSetOrgTier(t *testing.T) {
 func TestCreateUserWithUnknownOrgCreatesNothing(t *testing.T) {
 	s := newStore(t)
 	_, err := CreateUser(t.Context(), s, NewUser{Email: "a@example.com", Name: "A", Password: "password-1", Org: "Missing"})
-	if !errors.Is(err, accounts.ErrNotFound) {
-		t.Fatalf("CreateUser: got error %v, want ErrNotFound", err)
+	if !errors.Is(err, accounts.ErrNotFound) || !strings.Contains(err.Error(), `organization "Missing" does not exist: create it first`) {
+		t.Fatalf("CreateUser: got error %v, want ErrNotFound saying to create the organization first", err)
 	}
 	if _, err := s.GetUserByEmail(t.Context(), "a@example.com"); !errors.Is(err, accounts.ErrNotFound) {
 		t.Errorf("GetUserByEmail: got error %v, want ErrNotFound: the user must not be created", err)

@@ -2,6 +2,7 @@ package provision
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -17,9 +18,19 @@ type NewUser struct {
 	Org      string // optional: an existing organization the user joins as a member
 }
 
+// MissingOrgError refuses to create a user in an organization that does not exist.
+type MissingOrgError struct{ Org string }
+
+func (e *MissingOrgError) Error() string {
+	return fmt.Sprintf("organization %q does not exist: create it first (admin org create --name %q) or check the name; no user was created", e.Org, e.Org)
+}
+
+// Unwrap lets errors.Is(err, accounts.ErrNotFound) hold.
+func (e *MissingOrgError) Unwrap() error { return accounts.ErrNotFound }
+
 // CreateUser creates a user with a personal tenant and, when nu.Org is set, makes the user a
 // member of that organization. The organization is looked up first, so a misspelled name
-// creates nothing.
+// creates nothing (a *MissingOrgError).
 func CreateUser(ctx context.Context, s *accountsdb.Store, nu NewUser) (accounts.User, error) {
 	email, err := accounts.NormalizeEmail(nu.Email)
 	if err != nil {
@@ -31,7 +42,11 @@ func CreateUser(ctx context.Context, s *accountsdb.Store, nu NewUser) (accounts.
 	}
 	var org accounts.Tenant
 	if nu.Org != "" {
-		if org, err = s.GetOrganizationByName(ctx, nu.Org); err != nil {
+		org, err = s.GetOrganizationByName(ctx, nu.Org)
+		if errors.Is(err, accounts.ErrNotFound) {
+			return accounts.User{}, &MissingOrgError{Org: nu.Org}
+		}
+		if err != nil {
 			return accounts.User{}, err
 		}
 	}

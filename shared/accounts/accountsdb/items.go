@@ -42,12 +42,15 @@ type claimItem struct {
 }
 
 type tenantItem struct {
-	PK, SK    string
-	ID        string        `dynamodbav:"id"`
-	Name      string        `dynamodbav:"name"`
-	Kind      string        `dynamodbav:"kind"`
-	Tier      accounts.Tier `dynamodbav:"tier"`
-	CreatedAt time.Time     `dynamodbav:"createdAt"`
+	PK, SK string
+	ID     string        `dynamodbav:"id"`
+	Name   string        `dynamodbav:"name"`
+	Kind   string        `dynamodbav:"kind"`
+	Tier   accounts.Tier `dynamodbav:"tier"`
+	// GateWords and GateURLPatterns are accounts.GateSettings, written by SetGateSettings only.
+	GateWords       []string  `dynamodbav:"gateWords,omitempty"`
+	GateURLPatterns []string  `dynamodbav:"gateUrlPatterns,omitempty"`
+	CreatedAt       time.Time `dynamodbav:"createdAt"`
 }
 
 func newTenantItem(t accounts.Tenant) tenantItem {

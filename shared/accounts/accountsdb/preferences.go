@@ -3,10 +3,12 @@ package accountsdb
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/shared/accounts"
 )
@@ -45,24 +47,67 @@ func (s *Store) getPreferences(ctx context.Context, tenantID, userID string) (ac
 	return item.Preferences, true, nil
 }
 
-// PutPreferences saves a user's preferences in a tenant, replacing any saved before. Invalid
-// preferences are refused (*accounts.ValidationError), so what is stored is always valid.
-func (s *Store) PutPreferences(ctx context.Context, tenantID, userID string, p accounts.Preferences) error {
-	if err := s.putPreferences(ctx, tenantID, userID, p); err != nil {
-		return fmt.Errorf("put preferences of user %s in tenant %s: %w", userID, tenantID, err)
+// UpdatePreferences saves a user's preferences in a tenant by merging: the fields the patch
+// sets take their new values, the fields it resets are removed (read back as defaults), and the
+// others keep what was saved. It is one UpdateItem, so two saves of different fields never undo
+// each other. It returns the whole document as saved.
+func (s *Store) UpdatePreferences(ctx context.Context, tenantID, userID string, patch accounts.PreferencesPatch) (accounts.Preferences, error) {
+	p, err := s.updatePreferences(ctx, tenantID, userID, patch)
+	if err != nil {
+		return accounts.Preferences{}, fmt.Errorf("update preferences of user %s in tenant %s: %w", userID, tenantID, err)
 	}
-	return nil
+	return p, nil
 }
 
-func (s *Store) putPreferences(ctx context.Context, tenantID, userID string, p accounts.Preferences) error {
-	if err := p.Validate(); err != nil {
-		return err
+func (s *Store) updatePreferences(ctx context.Context, tenantID, userID string, patch accounts.PreferencesPatch) (accounts.Preferences, error) {
+	if len(patch.Set) == 0 && len(patch.Reset) == 0 {
+		p, _, err := s.getPreferences(ctx, tenantID, userID)
+		return p, err
 	}
-	pk, sk := prefsKeys(tenantID, userID)
-	item, err := attributevalue.MarshalMapWithOptions(prefsItem{PK: pk, SK: sk, Preferences: p}, func(o *attributevalue.EncoderOptions) { o.TagKey = "json" })
+	if err := patch.Values.Validate(); err != nil {
+		return accounts.Preferences{}, err
+	}
+	values, err := attributevalue.MarshalMapWithOptions(patch.Values, func(o *attributevalue.EncoderOptions) { o.TagKey = "json" })
 	if err != nil {
-		return err
+		return accounts.Preferences{}, err
 	}
-	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: item})
-	return err
+	names := map[string]string{}
+	vals := map[string]types.AttributeValue{}
+	var sets, removes []string
+	for i, field := range patch.Set {
+		n, v := fmt.Sprintf("#s%d", i), fmt.Sprintf(":s%d", i)
+		names[n], vals[v] = field, values[field]
+		sets = append(sets, n+" = "+v)
+	}
+	for i, field := range patch.Reset {
+		n := fmt.Sprintf("#r%d", i)
+		names[n] = field
+		removes = append(removes, n)
+	}
+	var expr []string
+	if len(sets) > 0 {
+		expr = append(expr, "SET "+strings.Join(sets, ", "))
+	}
+	if len(removes) > 0 {
+		expr = append(expr, "REMOVE "+strings.Join(removes, ", "))
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName:                &s.table,
+		Key:                      key(prefsKeys(tenantID, userID)),
+		UpdateExpression:         aws.String(strings.Join(expr, " ")),
+		ExpressionAttributeNames: names,
+		ReturnValues:             types.ReturnValueAllNew,
+	}
+	if len(vals) > 0 {
+		in.ExpressionAttributeValues = vals
+	}
+	out, err := s.client.UpdateItem(ctx, in)
+	if err != nil {
+		return accounts.Preferences{}, err
+	}
+	item := prefsItem{Preferences: accounts.DefaultPreferences()}
+	if err := attributevalue.UnmarshalMapWithOptions(out.Attributes, &item, func(o *attributevalue.DecoderOptions) { o.TagKey = "json" }); err != nil {
+		return accounts.Preferences{}, err
+	}
+	return item.Preferences, nil
 }

@@ -2,10 +2,13 @@ package accountsdb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
@@ -70,6 +73,44 @@ func (s *Store) SetTier(ctx context.Context, tenantID string, tier accounts.Tier
 	}
 	if err := s.setAttribute(ctx, key(tenantKeys(tenantID)), "tier", &types.AttributeValueMemberS{Value: string(tier)}); err != nil {
 		return fmt.Errorf("set tier of tenant %s: %w", tenantID, err)
+	}
+	return nil
+}
+
+// GateSettings returns a tenant's additions to the security gate (none when it has none), or
+// accounts.ErrNotFound.
+func (s *Store) GateSettings(ctx context.Context, tenantID string) (accounts.GateSettings, error) {
+	var item tenantItem
+	if err := s.getItem(ctx, key(tenantKeys(tenantID)), &item); err != nil {
+		return accounts.GateSettings{}, fmt.Errorf("gate settings of tenant %s: %w", tenantID, err)
+	}
+	return accounts.GateSettings{Words: item.GateWords, URLPatterns: item.GateURLPatterns}, nil
+}
+
+// SetGateSettings replaces a tenant's additions to the security gate (empty lists clear them), or
+// returns accounts.ErrNotFound. The caller checks them (runs/gate.Custom.Validate).
+func (s *Store) SetGateSettings(ctx context.Context, tenantID string, g accounts.GateSettings) error {
+	words, err := attributevalue.Marshal(append([]string{}, g.Words...))
+	if err != nil {
+		return fmt.Errorf("set gate settings of tenant %s: %w", tenantID, err)
+	}
+	patterns, err := attributevalue.Marshal(append([]string{}, g.URLPatterns...))
+	if err != nil {
+		return fmt.Errorf("set gate settings of tenant %s: %w", tenantID, err)
+	}
+	_, err = s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       key(tenantKeys(tenantID)),
+		UpdateExpression:          aws.String("SET gateWords = :w, gateUrlPatterns = :p"),
+		ConditionExpression:       exists,
+		ExpressionAttributeValues: map[string]types.AttributeValue{":w": words, ":p": patterns},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		err = accounts.ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("set gate settings of tenant %s: %w", tenantID, err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package accountsdb
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -109,6 +110,36 @@ func TestSetTier(t *testing.T) {
 	var ve *accounts.ValidationError
 	if err := s.SetTier(t.Context(), org.ID, "gold"); !errors.As(err, &ve) || ve.Field != "tier" {
 		t.Errorf("SetTier(gold): got error %v, want a tier ValidationError", err)
+	}
+}
+
+func TestSetGateSettings(t *testing.T) {
+	s, _ := newStore(t)
+	org := mustCreateOrg(t, s, "Acme")
+	if got, err := s.GateSettings(t.Context(), org.ID); err != nil || got.Words != nil || got.URLPatterns != nil {
+		t.Fatalf("a new tenant's gate settings = %+v (err %v), want none", got, err)
+	}
+	want := accounts.GateSettings{Words: []string{"Approve invoice", "Freigeben"}, URLPatterns: []string{"*.acme.com/billing"}}
+	if err := s.SetGateSettings(t.Context(), org.ID, want); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.GateSettings(t.Context(), org.ID); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("GateSettings = %+v (err %v), want %+v", got, err, want)
+	}
+	if got, err := s.GetTenant(t.Context(), org.ID); err != nil || got != org {
+		t.Errorf("GetTenant = %+v (err %v), want the tenant unchanged %+v", got, err, org)
+	}
+	if err := s.SetGateSettings(t.Context(), org.ID, accounts.GateSettings{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.GateSettings(t.Context(), org.ID); len(got.Words)+len(got.URLPatterns) != 0 {
+		t.Errorf("gate settings after clearing = %+v, want none", got)
+	}
+	if err := s.SetGateSettings(t.Context(), "nobody", want); !errors.Is(err, accounts.ErrNotFound) {
+		t.Errorf("SetGateSettings of an unknown tenant: got error %v, want ErrNotFound", err)
+	}
+	if _, err := s.GateSettings(t.Context(), "nobody"); !errors.Is(err, accounts.ErrNotFound) {
+		t.Errorf("GateSettings after a refused SetGateSettings: got error %v, want ErrNotFound", err)
 	}
 }
 

@@ -11,36 +11,36 @@ import (
 // accepts the action, knows who handles it, and the prompt offers it, with no other code changed.
 func TestOneMoreServerAction(t *testing.T) {
 	g, err := NewGrammar(append(slices.Clone(table),
-		Spec{Name: "googleSearch", Args: []ArgSpec{text("query")}, Handler: Server, Description: "Search the web; the results come with the next step."},
+		Spec{Name: "lookupOrder", Args: []ArgSpec{text("query")}, Handler: Server, Description: "Look an order up; the result comes with the next step."},
 	))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := g.Parse(`googleSearch("OpenEMR 7 register patient")`)
+	a, err := g.Parse(`lookupOrder("RMA-1234")`)
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
 	if a.Handler() != Server || a.Terminal() {
 		t.Errorf("Handler() = %q, Terminal() = %v; want SERVER, false", a.Handler(), a.Terminal())
 	}
-	if q, _ := a.Text(); q != "OpenEMR 7 register patient" {
+	if q, _ := a.Text(); q != "RMA-1234" {
 		t.Errorf("Text() = %q, want the query", q)
 	}
-	if got, want := a.String(), `googleSearch("OpenEMR 7 register patient")`; got != want {
+	if got, want := a.String(), `lookupOrder("RMA-1234")`; got != want {
 		t.Errorf("String() = %s, want %s", got, want)
 	}
-	if !strings.Contains(g.PromptText(), `- googleSearch("query") — Search the web; the results come with the next step.`) {
-		t.Errorf("PromptText() does not offer googleSearch:\n%s", g.PromptText())
+	if !strings.Contains(g.PromptText(), `- lookupOrder("query") — Look an order up; the result comes with the next step.`) {
+		t.Errorf("PromptText() does not offer lookupOrder:\n%s", g.PromptText())
 	}
-	if _, err := g.Parse("googleSearch()"); err == nil || !strings.Contains(err.Error(), "googleSearch expects 1 argument (query), got 0") {
-		t.Errorf("Parse(googleSearch()) error = %v, want the argument count", err)
+	if _, err := g.Parse("lookupOrder()"); err == nil || !strings.Contains(err.Error(), "lookupOrder expects 1 argument (query), got 0") {
+		t.Errorf("Parse(lookupOrder()) error = %v, want the argument count", err)
 	}
 	// The other actions are untouched, and the built-in grammar does not know the new one.
 	if _, err := g.Parse(`setValue(1, "x")`); err != nil {
 		t.Errorf("Parse(setValue) in the extended grammar: %v", err)
 	}
-	if _, err := Parse(`googleSearch("x")`); err == nil {
-		t.Error("the built-in grammar accepts googleSearch")
+	if _, err := Parse(`lookupOrder("x")`); err == nil {
+		t.Error("the built-in grammar accepts lookupOrder")
 	}
 }
 

@@ -48,6 +48,7 @@ func TestParseValid(t *testing.T) {
 		{`askUser("Which account?")`, "askUser", []any{"Which account?"}, `askUser("Which account?")`},
 		{`verifySuccess("The order page shows 'Thank you'")`, "verifySuccess", []any{"The order page shows 'Thank you'"}, `verifySuccess("The order page shows 'Thank you'")`},
 		{"finish()", "finish", nil, "finish()"},
+		{`finish( "The price is $10.99" )`, "finish", []any{"The price is $10.99"}, `finish("The price is $10.99")`},
 		{"fail()", "fail", nil, "fail()"},
 		{`fail("No such product")`, "fail", []any{"No such product"}, `fail("No such product")`},
 	}
@@ -97,7 +98,7 @@ func TestParseInvalid(t *testing.T) {
 		{"set_value(1, \"x\")", []string{"did you mean setValue?"}},
 		{"press_key(\"Enter\")", []string{"did you mean pressKey?"}},
 		{"tap(1)", []string{`unknown action "tap"`, "the actions are click, setValue"}},
-		{"googleSearch(\"x\")", []string{`unknown action "googleSearch"`}},
+		{"openTab(\"x\")", []string{`unknown action "openTab"`}},
 		// Argument counts.
 		{"click()", []string{"click expects 1 argument (element id), got 0", "write click(id)"}},
 		{"click(1, 2)", []string{"click expects 1 argument (element id), got 2"}},
@@ -111,7 +112,7 @@ func TestParseInvalid(t *testing.T) {
 		{"wait()", []string{"wait expects 1 argument (seconds), got 0", "wait(seconds)"}},
 		{"askUser()", []string{"askUser expects 1 argument (question), got 0"}},
 		{"verifySuccess()", []string{"verifySuccess expects 1 argument (description), got 0"}},
-		{`finish("done")`, []string{"finish takes no arguments, got 1", "write finish()"}},
+		{`finish("a", "b")`, []string{"finish expects at most 1 argument (result), got 2", `write finish("result") or finish()`}},
 		{`fail("a", "b")`, []string{"fail expects at most 1 argument (reason), got 2", `write fail("reason") or fail()`}},
 		// Separators.
 		{"click(1,)", []string{`remove the comma before the closing ")"`}},

@@ -28,7 +28,7 @@ func TestPromptTextLines(t *testing.T) {
 		`- wait(seconds) — Wait for the page to load or change. (seconds: a number from 0.5 to 30, whole or decimal)`,
 		`- navigate("url") — Open the URL in the current tab. (url: an absolute http or https URL)`,
 		`- fail("reason") or fail() — `,
-		"- finish() — ",
+		`- finish("result") or finish() — `,
 		"- dismissDialog() — ",
 		"use only ids the page lists",
 		`\" for a quote, \\ for a backslash, \n for a new line`,

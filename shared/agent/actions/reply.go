@@ -10,17 +10,38 @@ const ReplyFormat = `Reply in exactly this format:
 <Thought>What you see on the page and why you take the next action, in plain words for the user.</Thought>
 <Action>one action, such as click(12)</Action>`
 
+// Reply is a model reply: the thought, the action string (still to be parsed with Parse) and
+// the optional sections of the richer reply format (Sections keys are the canonical names of
+// OptionalTags), each trimmed.
+type Reply struct {
+	Thought  string
+	Action   string
+	Sections map[string]string
+}
+
+// OptionalTags are the blocks a reply may add to <Thought> and <Action>: the evaluation of the
+// previous action, the plan, the plan step being worked on, a branch decision, the expected
+// outcome, extracted values and, with askUser, what only the user can supply. A reply without
+// them is complete.
+var OptionalTags = []string{"Evaluation", "Plan", "Step", "Branch", "Expect", "Extract", "Missing"}
+
 // ParseReply takes the thought and the action string out of a model reply of the form
 // <Thought>…</Thought><Action>…</Action>.
+func ParseReply(text string) (thought, action string, err error) {
+	r, err := ParseReplySections(text)
+	return r.Thought, r.Action, err
+}
+
+// ParseReplySections reads a reply: <Thought>…</Thought><Action>…</Action> and any of the
+// OptionalTags blocks.
 //
 // Tolerated: tag names in any letter case; whitespace and newlines anywhere; text outside the
-// blocks (code fences around the whole reply, a preamble); the blocks in either order; a missing
+// blocks (code fences around the whole reply, a preamble); the blocks in any order; a missing
 // or empty Thought (its text is then ""); backticks or a code fence around the action inside its
-// block. Refused: no Action block, or more than one; more than one Thought block; a block that is
-// not closed, or a closing tag without its opening; a tag inside a block; an empty action.
-// Both results are trimmed; the action is still to be parsed with Parse.
-func ParseReply(text string) (thought, action string, err error) {
-	var thoughts, acts []string
+// block. Refused: no Action block, or more than one; more than one block of another tag; a block
+// that is not closed, or a closing tag without its opening; a tag inside a block; an empty action.
+func ParseReplySections(text string) (Reply, error) {
+	blocks := map[string][]string{}
 	for i := 0; ; {
 		j := strings.IndexByte(text[i:], '<')
 		if j < 0 {
@@ -33,45 +54,53 @@ func ParseReply(text string) (thought, action string, err error) {
 			continue
 		}
 		if closing {
-			return "", "", fmt.Errorf("the reply has </%s> without an opening <%s>; write <Thought>…</Thought><Action>…</Action>", tag, tag)
+			return Reply{}, fmt.Errorf("the reply has </%s> without an opening <%s>; write <Thought>…</Thought><Action>…</Action>", tag, tag)
 		}
 		body := j + n
 		end := closeTag(text, body, tag)
 		if end < 0 {
-			return "", "", fmt.Errorf("<%s> is not closed; end it with </%s>", tag, tag)
+			return Reply{}, fmt.Errorf("<%s> is not closed; end it with </%s>", tag, tag)
 		}
 		content := text[body:end]
 		if inner := firstTag(content); inner != "" {
-			return "", "", fmt.Errorf("the <%s> block contains %s; put each block after the other, not inside it", tag, inner)
+			return Reply{}, fmt.Errorf("the <%s> block contains %s; put each block after the other, not inside it", tag, inner)
 		}
-		if tag == "Action" {
-			acts = append(acts, content)
-		} else {
-			thoughts = append(thoughts, content)
-		}
+		blocks[tag] = append(blocks[tag], content)
 		i = end + len(tag) + 3
 	}
+	acts := blocks["Action"]
 	switch {
 	case len(acts) == 0:
-		return "", "", fmt.Errorf("the reply has no <Action>…</Action> block; %s", formatHint)
+		return Reply{}, fmt.Errorf("the reply has no <Action>…</Action> block; %s", formatHint)
 	case len(acts) > 1:
-		return "", "", fmt.Errorf("the reply has %d <Action> blocks; write exactly one action", len(acts))
-	case len(thoughts) > 1:
-		return "", "", fmt.Errorf("the reply has %d <Thought> blocks; write one", len(thoughts))
+		return Reply{}, fmt.Errorf("the reply has %d <Action> blocks; write exactly one action", len(acts))
 	}
-	action = unfence(acts[0])
-	if action == "" {
-		return "", "", fmt.Errorf("the <Action> block is empty; %s", formatHint)
+	var r Reply
+	for tag, bs := range blocks {
+		if len(bs) > 1 && tag != "Action" {
+			return Reply{}, fmt.Errorf("the reply has %d <%s> blocks; write one", len(bs), tag)
+		}
+		switch tag {
+		case "Action":
+		case "Thought":
+			r.Thought = strings.TrimSpace(bs[0])
+		default:
+			if r.Sections == nil {
+				r.Sections = map[string]string{}
+			}
+			r.Sections[tag] = strings.TrimSpace(bs[0])
+		}
 	}
-	if len(thoughts) == 1 {
-		thought = strings.TrimSpace(thoughts[0])
+	r.Action = unfence(acts[0])
+	if r.Action == "" {
+		return Reply{}, fmt.Errorf("the <Action> block is empty; %s", formatHint)
 	}
-	return thought, action, nil
+	return r, nil
 }
 
 const formatHint = "reply as <Thought>your reasoning</Thought><Action>one action</Action>"
 
-var replyTags = [...]string{"Thought", "Action"}
+var replyTags = append([]string{"Thought", "Action"}, OptionalTags...)
 
 // tagAt recognises <Thought>, </Thought>, <Action> or </Action> at text[j] (a '<'), in any
 // ASCII letter case, and returns the tag's canonical name and length; tag is "" for none.

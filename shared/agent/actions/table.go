@@ -3,9 +3,7 @@ package actions
 import "time"
 
 // table is the action grammar. Everything else in the package derives from it; a new action,
-// such as the server-side tools googleSearch, extractValue and useVariable, is one more entry:
-//
-//	{Name: "googleSearch", Args: []ArgSpec{text("query")}, Handler: Server, Description: "Search the web; the results come with the next step."},
+// such as another server-side tool, is one more entry (and its case in the engine's runServerTool).
 var table = []Spec{
 	{Name: "click", Args: []ArgSpec{elementID}, Handler: DOM, Description: "Click the element with this id."},
 	{Name: "setValue", Args: []ArgSpec{elementID, {Name: "text", Kind: KindText, AllowEmpty: true}}, Handler: DOM, Description: `Replace the value of the input, textarea or select with this id by the text ("" clears it).`},
@@ -19,7 +17,13 @@ var table = []Spec{
 	// verifySuccess goes to the extension as a checkpoint that changes nothing on the page: the next
 	// request brings the fresh page, on which the model confirms success before finish().
 	{Name: "verifySuccess", Args: []ArgSpec{text("description")}, Handler: DOM, Description: "Check on the current page that the task succeeded as described; required before finish() when an earlier step failed."},
-	{Name: "finish", Handler: DOM, Effect: Completes, Description: "The task is done."},
+	// extractValue runs on the server: the value is kept with the task and the model is asked
+	// again within the same request.
+	{Name: "extractValue", Args: []ArgSpec{text("key"), {Name: "value", Kind: KindText, AllowEmpty: true}}, Handler: Server, Description: `Remember a value you read on the page for later steps, e.g. extractValue("title", "Chief Executive Officer"); runs on the server, then you choose the next action. Use a remembered value in an action with useVariable("key") in place of a string, e.g. setValue(4, useVariable("title")).`},
+	// googleSearch runs on the server (Tavily): the results come back to the model within the
+	// same request.
+	{Name: "googleSearch", Args: []ArgSpec{text("query")}, Handler: Server, Description: `Search the web for information the page and the task do not give, with a precise query (names, terms; not "how to …"); runs on the server, the results come back to you at once, then you choose the next action.`},
+	{Name: "finish", Args: []ArgSpec{optional(text("result"))}, Handler: DOM, Effect: Completes, Description: `The task is done; when the user asked for information, give the answer as the result, e.g. finish("The price is $10.99").`},
 	{Name: "fail", Args: []ArgSpec{optional(text("reason"))}, Handler: DOM, Effect: Fails, Description: "The task cannot be done; say why."},
 }
 

@@ -51,7 +51,7 @@ func TestEstimateTokensCalibration(t *testing.T) {
 	for name, dom := range fixtures(t) {
 		for _, tc := range []struct{ what, text string }{
 			{"dom", dom},
-			{"rendered", Render(Parse(dom), "", DefaultBudget).Text},
+			{"rendered", Render(Parse(dom), Options{Query: "", Budget: DefaultBudget}).Text},
 		} {
 			t.Run(name+"/"+tc.what, func(t *testing.T) {
 				exact := exactTokens(t, enc, tc.text)
@@ -89,7 +89,7 @@ func TestEstimateTokensSmall(t *testing.T) {
 func TestLineMilli(t *testing.T) {
 	lines := []string{"", "a", "x.", "12", "⋯", "»", "日本", "[1] button \"OK\"", "/path", "Text:"}
 	for _, dom := range fixtures(t) {
-		lines = append(lines, strings.Split(Render(Parse(dom), "", DefaultBudget).Text, "\n")...)
+		lines = append(lines, strings.Split(Render(Parse(dom), Options{Query: "", Budget: DefaultBudget}).Text, "\n")...)
 	}
 	sum := 0
 	for _, l := range lines {

@@ -21,6 +21,11 @@ var fuzzSeeds = []string{
 	"T1: $1$1$1$1\n\n{T1(\"\\u00e9\\ud83d\")}",
 	"\xff<b id=\"2\">\xc3</b>&#0;&#xD800;&amp",
 	`<select id="4"><option>a<option>b</select><td>c<td>d`,
+	`<textarea id="1"/><input id="2" type="password" value="s"><textarea autocomplete="cc-csc">9</textarea>`,
+	`<div role="dialog" aria-modal="true" aria-label="Cookies"><p>We use cookies</p><button id="5">Accept all</button></div>`,
+	"T1: <input id=$1 type=password value=$2>\n\n{T1(3,\"pw\")}{T1(4,5)}",
+	`<ul><li>a<li>b<table><tr><td>x<tr><td>y</table><p>p<div>d</div>`,
+	`<label for="9">Name</label><input id=9/><p>[9] button</p>`,
 }
 
 func FuzzParse(f *testing.F) {
@@ -64,19 +69,51 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		checkSummary(t, p.Summary())
+		for _, o := range p.Overlays() {
+			if o.DismissID >= 0 && !p.HasElement(o.DismissID) {
+				t.Fatalf("overlay %+v: dismiss id is no element", o)
+			}
+		}
+		if d := Diff(p, Parse(dom)); !d.Unchanged || d.AddedCount != 0 || d.AppearedCount != 0 {
+			t.Fatalf("a page compared with itself: %+v", d)
+		}
 	})
 }
 
 func FuzzRender(f *testing.F) {
 	for _, s := range fuzzSeeds {
-		f.Add(s, "submit the order", uint16(50))
+		f.Add(s, exampleDOM, "submit the order", uint16(50))
 	}
 	for _, dom := range fixtures(f) {
-		f.Add(dom, "add to cart", uint16(120))
+		f.Add(dom, "", "add to cart", uint16(120))
 	}
-	f.Fuzz(func(t *testing.T, dom, query string, budget uint16) {
+	f.Fuzz(func(t *testing.T, dom, prev, query string, budget uint16) {
 		p := Parse(dom)
-		r := Render(p, query, int(budget))
+		r := Render(p, Options{Query: query, Budget: int(budget), Previous: Parse(prev)})
 		checkRendered(t, p, r, int(budget))
+	})
+}
+
+func FuzzRedactDOM(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	for _, dom := range fixtures(f) {
+		f.Add(dom)
+	}
+	f.Fuzz(func(t *testing.T, dom string) {
+		red := RedactDOM(dom)
+		p := Parse(red)
+		for i, e := range p.Elements() {
+			if !p.Secret(e.ID) || p.info[i].node < 0 {
+				continue
+			}
+			if v, _ := e.Attr("value"); v != "" && v != Mask {
+				t.Fatalf("secret field %d keeps value %q after redaction", e.ID, v)
+			}
+		}
+		if len(secretValues(expandTemplates(dom))) == 0 && red != dom {
+			t.Fatalf("nothing to mask, yet the DOM changed:\n%q\n%q", dom, red)
+		}
 	})
 }

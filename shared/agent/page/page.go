@@ -1,11 +1,19 @@
 // Package page turns the DOM string the extension sends (simplified, possibly templatized
 // HTML in which the elements the agent can act on carry numeric ids) into the page part of
-// the agent's prompt: the actionable elements and the page's text, cut to a token budget.
+// the agent's prompt: an indented outline of the page in document order where text stays
+// with its elements, open dialogs and cookie banners are marked, password-like values are
+// masked and elements new since the previous step are starred, cut to a token budget. It
+// also gives the engine what it needs about a page: its overlays and the control that
+// dismisses each, which fields are secret, a DOM with their values masked for storage, a
+// fingerprint and the changes since the previous page.
 //
 // The DOM is untrusted: Parse never fails, whatever the markup, size or encoding.
 package page
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Attr is one attribute of an element that tells the model what the element is or does.
 type Attr struct {
@@ -78,11 +86,49 @@ func (e Element) Kind() Kind {
 // Page is a parsed DOM.
 type Page struct {
 	elements  []Element
+	info      []elemInfo  // parallel to elements
 	byID      map[int]int // id → index of its first element
 	texts     []string    // plain text runs outside elements with ids, in document order
 	textChars int         // runes in texts
 	domChars  int         // runes in the DOM as received
 	title     string      // <title>, else the first <h1>
+
+	// The tree of the page in document order: nodes[0] is the root, every node's parent
+	// comes before it, and a text node's text is tbuf[start:end].
+	nodes []node
+	metas []nodeMeta
+	tbuf  string
+
+	layoutOnce sync.Once
+	lay        *layout // built on first use by Render, Overlays, Fingerprint and Diff
+}
+
+// node is an element or a text of the page's tree. Tags that say nothing about structure
+// (<b>, <span> without an id) make no node: their text joins their parent's.
+type node struct {
+	tag                 string // lower case; "" for a text node
+	parent, first, last int32  // -1 for none
+	next                int32  // the next sibling, -1 for none
+	elem                int32  // index of the element with an id that this node is, -1 for none
+	meta                int32  // index into metas, -1 when it has none
+	start, end          int32  // text of a text node, in tbuf
+}
+
+// nodeMeta is what a node's attributes say about it.
+type nodeMeta struct {
+	role, label, name, forID string
+	value                    string
+	selected                 bool
+	modal, open              bool // aria-modal="true"; the open attribute of <dialog> and <details>
+	fixed                    bool // a style with position: fixed or sticky
+	consentHint              bool // a class or id that names cookies or consent
+}
+
+// elemInfo is what the parser knows of an element beyond what Element exports.
+type elemInfo struct {
+	node         int32
+	autocomplete string
+	secret       bool // a password-like field: its value is masked
 }
 
 // Elements returns the elements with ids in document order. Callers must not modify it.

@@ -1,11 +1,15 @@
 package page
 
 import (
+	"bytes"
 	"html"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	xhtml "golang.org/x/net/html"
 )
 
 const (
@@ -13,31 +17,72 @@ const (
 	maxAttrValue   = 200 // runes of an attribute value
 	maxTitle       = 200 // runes of the page title
 	maxTagName     = 32  // bytes of a tag name; longer names are cut
+	maxDepth       = 256 // levels of the tree; deeper content joins the deepest container
+	maxRestarts    = 1000
+	impliedScan    = 16 // open tags looked at for an implied end tag (<li> closing the previous <li>)
+	accSize        = 48 // bytes set aside for an element's text
 )
 
 // keptAttrs are the attributes that tell the model what an element is, in display order.
 // The boolean ones are shown as bare words.
 var keptAttrs = []string{
 	"type", "role", "name", "aria-label", "placeholder", "value", "title", "alt", "href", "data-name",
-	"checked", "selected", "disabled", "readonly", "required",
+	"checked", "selected", "disabled", "readonly", "required", "multiple",
 	"aria-checked", "aria-selected", "aria-expanded", "aria-pressed", "aria-current", "aria-disabled",
+	"aria-haspopup", "aria-invalid",
 }
 
 var (
 	attrRank  = rankOf(keptAttrs)
-	boolAttrs = set("checked", "selected", "disabled", "readonly", "required")
+	boolAttrs = set("checked", "selected", "disabled", "readonly", "required", "multiple")
 	voidTags  = set("area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
 		"source", "track", "wbr")
 	// blockTags start a new line of text: their start and end end a text run.
 	blockTags = set("address", "article", "aside", "blockquote", "body", "br", "dd", "details", "dialog",
 		"div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4",
 		"h5", "h6", "head", "header", "hr", "html", "li", "main", "nav", "ol", "p", "pre", "section",
-		"summary", "table", "tbody", "tfoot", "thead", "title", "tr", "ul")
+		"summary", "table", "tbody", "tfoot", "thead", "title", "tr", "ul", "caption", "legend", "menu",
+		"search", "center", "hgroup")
 	// cellTags separate their content from the previous cell on the same line.
 	cellTags = set("td", "th", "option")
-	// rawTags hold text that is not markup; the first two are not page text at all.
-	rawTags = map[string]bool{"script": false, "style": false, "title": true, "textarea": true}
+	// skippedText are the raw-text elements whose content is not page text.
+	skippedText = set("script", "style", "iframe", "noembed", "noframes", "noscript")
+	// rawTags are the elements whose content the tokenizer reads as text up to their end tag.
+	rawTags = set("script", "style", "iframe", "noembed", "noframes", "noscript", "textarea", "title", "xmp", "plaintext")
+	// plainInline are inline tags that add nothing to the page's structure: without an id
+	// they get no node, their text joins their parent's.
+	plainInline = set("b", "i", "em", "strong", "small", "font", "u", "s", "strike", "sup", "sub", "mark",
+		"abbr", "code", "time", "bdi", "bdo", "cite", "q", "kbd", "var", "wbr", "dfn", "ins", "del", "nobr", "tt", "big", "data",
+		"span", "img", "picture", "svg", "g", "path", "use", "circle", "rect", "polygon", "line", "ellipse")
+	// nodeAttrs are the attributes the tree keeps on containers without ids.
+	nodeAttrs = set("role", "aria-label", "aria-modal", "open", "for", "name", "title", "alt", "selected", "value")
 )
+
+// impliedEnd says which open tags a start tag closes (as HTML parsers do, so that
+// "<li>a<li>b" makes two items) and the tags that bound the search.
+type impliedEnd struct {
+	closes []string
+	scope  []string
+}
+
+var impliedEnds = map[string]*impliedEnd{
+	"li":       {[]string{"li"}, []string{"ul", "ol", "menu"}},
+	"dt":       {[]string{"dt", "dd"}, []string{"dl"}},
+	"dd":       {[]string{"dt", "dd"}, []string{"dl"}},
+	"tr":       {[]string{"tr", "td", "th"}, []string{"table", "tbody", "thead", "tfoot"}},
+	"td":       {[]string{"td", "th"}, []string{"tr", "table"}},
+	"th":       {[]string{"td", "th"}, []string{"tr", "table"}},
+	"option":   {[]string{"option"}, []string{"select", "datalist", "optgroup"}},
+	"optgroup": {[]string{"option", "optgroup"}, []string{"select"}},
+	"tbody":    {[]string{"thead", "tbody", "tfoot", "tr", "td", "th"}, []string{"table"}},
+	"thead":    {[]string{"thead", "tbody", "tfoot", "tr", "td", "th"}, []string{"table"}},
+	"tfoot":    {[]string{"thead", "tbody", "tfoot", "tr", "td", "th"}, []string{"table"}},
+}
+
+// closesP are the block tags that end an open paragraph.
+var closesP = set("address", "article", "aside", "blockquote", "details", "dialog", "div", "dl", "fieldset",
+	"figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "main", "nav", "ol", "p",
+	"pre", "section", "table", "ul", "menu")
 
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
@@ -56,7 +101,7 @@ func rankOf(names []string) map[string]int {
 }
 
 // Parse reads the extension's DOM string. It never fails: malformed markup is read the
-// way a lenient HTML tokenizer would, invalid UTF-8 is replaced, and Taxy-style template
+// way an HTML tokenizer reads it, invalid UTF-8 is replaced, and Taxy-style template
 // definitions ("T1: <div>…</div>" lines and {T1(…)} calls) are expanded first so that
 // elements inside templates keep their ids.
 func Parse(dom string) *Page {
@@ -64,18 +109,24 @@ func Parse(dom string) *Page {
 	if !utf8.ValidString(dom) {
 		dom = strings.ToValidUTF8(dom, "\uFFFD")
 	}
+	dom = expandTemplates(dom)
+	// Sized from the markup up front: growing these slices costs more than parsing.
+	tags, ids := strings.Count(dom, "<"), strings.Count(dom, "id=")
 	p := &parser{
-		s:    expandTemplates(dom),
-		page: &Page{byID: map[int]int{}, domChars: chars},
-		open: map[string]int{},
+		page:      &Page{byID: make(map[int]int, ids), domChars: chars, elements: make([]Element, 0, ids), info: make([]elemInfo, 0, ids)},
+		openCount: make([]int32, len(tagTable)+1), openOther: map[string]int{},
+		accs: make([]textAcc, 0, ids), nodes: make([]node, 0, tags+1), tbuf: make([]byte, 0, len(dom)/4),
 	}
-	p.parse()
+	p.nodes = append(p.nodes, node{tag: "#root", parent: -1, first: -1, last: -1, next: -1, elem: -1, meta: -1})
+	p.tokenize(dom)
+	p.finish()
 	return p.page
 }
 
 type openTag struct {
-	name  string
-	owner int // index of the element that owns text inside this tag, -1 for plain text
+	ti    *tagInfo
+	owner int   // index of the element that owns text inside this tag, -1 for plain text
+	node  int32 // the tree node of this tag (its parent's when the tag makes none)
 }
 
 type textAcc struct {
@@ -84,176 +135,150 @@ type textAcc struct {
 	cut   bool
 }
 
-type rawAttr struct{ name, value string }
+type rawAttr struct {
+	name, value string
+	end         int // where the value ends in the raw tag
+}
 
 type parser struct {
-	s     string
-	pos   int
 	page  *Page
 	stack []openTag
-	open  map[string]int // open tags by name, so an unmatched end tag costs nothing
-	attrs []rawAttr
-	accs  []textAcc // element texts, parallel to page.elements
-	run   []byte    // the plain text run being read
+	// Open tags by name, so that an unmatched end tag costs nothing: tags of the table
+	// by their slot, others by name.
+	openCount []int32
+	openOther map[string]int
+	attrs     []rawAttr
+	accs      []textAcc // element texts, parallel to page.elements
+	run       []byte    // the plain text run being read
+
+	nodes    []node
+	metas    []nodeMeta
+	tbuf     []byte // text of the text nodes
+	slab     []byte // see buffer
+	scratch  []byte
+	lastText int32 // the text node that the next text may extend, -1 after any other node
 
 	heading   textAcc
 	capturing bool // inside the first <h1>
 	headed    bool
+	rawTag    *tagInfo // the raw-text element whose content the next text token is
 }
 
-func (p *parser) parse() {
-	s := p.s
-	for p.pos < len(s) {
-		lt := strings.IndexByte(s[p.pos:], '<')
-		if lt < 0 {
-			p.text(s[p.pos:])
-			break
-		}
-		if lt > 0 {
-			p.text(s[p.pos : p.pos+lt])
-			p.pos += lt
-		}
-		if !p.markup() {
-			p.text("<")
-			p.pos++
-		}
-	}
-	p.flushRun()
-	for i := range p.page.elements {
-		p.page.elements[i].Text = p.accs[i].String()
-	}
-	if p.page.title == "" {
-		p.page.title = p.heading.String()
-	}
-}
-
-// markup reads the tag, comment or declaration at p.pos (a '<') and reports whether
-// there was one; a '<' that starts none of them is text.
-func (p *parser) markup() bool {
-	s, i := p.s, p.pos
-	if i+1 >= len(s) {
-		return false
-	}
-	switch c := s[i+1]; {
-	case isASCIILetter(c):
-		p.startTag()
-	case c == '/' && i+2 < len(s) && isASCIILetter(s[i+2]):
-		p.endTag()
-	case c == '/' || c == '?':
-		p.skipPast(">", i+2)
-	case c == '!':
-		if strings.HasPrefix(s[i:], "<!--") {
-			p.skipPast("-->", i+4)
-		} else {
-			p.skipPast(">", i+2)
-		}
-	default:
-		return false
-	}
-	return true
-}
-
-// skipPast moves p.pos after the next sep at or after from, or to the end.
-func (p *parser) skipPast(sep string, from int) {
-	if k := strings.Index(p.s[from:], sep); k >= 0 {
-		p.pos = from + k + len(sep)
-		return
-	}
-	p.pos = len(p.s)
-}
-
-func (p *parser) tagName(i int) (string, int) {
-	s, start := p.s, i
-	for i < len(s) && isNameByte(s[i]) {
-		i++
-	}
-	return lowerName(s[start:min(i, start+maxTagName)]), i
-}
-
-func (p *parser) startTag() {
-	s := p.s
-	name, i := p.tagName(p.pos + 1)
-	p.attrs = p.attrs[:0]
-	selfClosing := false
+// eachToken calls fn with each token of s, its raw bytes and their offset in s. When fn
+// reports a self-closing raw-text tag (<textarea/>, as the templatizer writes it), the
+// tokenizer, which would read the rest of the document as that tag's text, is restarted
+// behind it instead (a bounded number of times, so that input made of such tags stays
+// linear).
+func eachToken(s string, fn func(z *xhtml.Tokenizer, tt xhtml.TokenType, raw []byte, off int) (restart bool)) {
+	z := xhtml.NewTokenizer(strings.NewReader(s))
+	base, off, restarts := 0, 0, 0
 	for {
-		for i < len(s) && isSpace(s[i]) {
-			i++
-		}
-		if i >= len(s) {
-			// A tag cut off by the end of input is dropped, as browsers do.
-			p.pos = len(s)
+		tt := z.Next()
+		if tt == xhtml.ErrorToken {
 			return
 		}
-		if s[i] == '>' {
-			i++
-			break
+		raw := z.Raw()
+		at := base + off
+		off += len(raw)
+		if fn(z, tt, raw, at) && restarts < maxRestarts {
+			restarts++
+			base += off
+			off = 0
+			z = xhtml.NewTokenizer(strings.NewReader(s[base:]))
 		}
-		if s[i] == '/' {
-			if i+1 < len(s) && s[i+1] == '>' {
-				selfClosing = true
-				i += 2
-				break
-			}
-			i++
-			continue
-		}
-		start := i
-		for i < len(s) && !isSpace(s[i]) && s[i] != '/' && s[i] != '>' && s[i] != '=' {
-			i++
-		}
-		if i == start { // '=' with no name before it
-			i++
-			continue
-		}
-		attr := rawAttr{name: lowerName(s[start:i])}
-		for i < len(s) && isSpace(s[i]) {
-			i++
-		}
-		if i < len(s) && s[i] == '=' {
-			i++
-			for i < len(s) && isSpace(s[i]) {
-				i++
-			}
-			if i >= len(s) {
-				p.pos = len(s)
-				return
-			}
-			if q := s[i]; q == '"' || q == '\'' {
-				end := strings.IndexByte(s[i+1:], q)
-				if end < 0 {
-					p.pos = len(s)
-					return
-				}
-				attr.value = s[i+1 : i+1+end]
-				i += end + 2
-			} else {
-				start := i
-				for i < len(s) && !isSpace(s[i]) && s[i] != '>' {
-					i++
-				}
-				attr.value = s[start:i]
-				// <input id=12/> means a self-closing tag with id 12, not id "12/".
-				if v, ok := strings.CutSuffix(attr.value, "/"); ok && i < len(s) && s[i] == '>' && isDigits(v) {
-					attr.value = v
-					selfClosing = true
-				}
-			}
-		}
-		p.attrs = append(p.attrs, attr)
 	}
-	p.pos = i
-	p.openElement(name, selfClosing)
 }
 
-func (p *parser) endTag() {
-	name, i := p.tagName(p.pos + 2)
-	if k := strings.IndexByte(p.s[i:], '>'); k >= 0 {
-		p.pos = i + k + 1
-	} else {
-		p.pos = len(p.s)
+// tokenize feeds the tokens of s to the parser.
+func (p *parser) tokenize(s string) {
+	eachToken(s, func(z *xhtml.Tokenizer, tt xhtml.TokenType, raw []byte, _ int) bool {
+		switch tt {
+		case xhtml.TextToken:
+			in := p.rawTag
+			p.rawTag = nil
+			p.rawText(in, z.Text())
+		case xhtml.StartTagToken, xhtml.SelfClosingTagToken:
+			p.rawTag = nil
+			ti, selfClosing := p.readTag(tt, raw)
+			p.openElement(ti, selfClosing)
+			if ti.raw {
+				if !selfClosing {
+					p.rawTag = ti
+				}
+				return selfClosing
+			}
+		case xhtml.EndTagToken:
+			p.rawTag = nil
+			p.closeElement(endTag(raw))
+		}
+		return false
+	})
+}
+
+// readTag reads what the start tag raw is and the attributes the parser may need (the
+// tokenizer's own accessors copy every name and value, which costs more than the rest of
+// the parse), and whether the tag closes itself.
+func (p *parser) readTag(tt xhtml.TokenType, raw []byte) (*tagInfo, bool) {
+	p.attrs = p.attrs[:0]
+	lastEnd := -1
+	var last []byte
+	sc, ti := scanTag(raw)
+	for {
+		key, val, _, end, ok := sc.next()
+		if !ok {
+			break
+		}
+		last, lastEnd = val, end
+		if k, ok := knownAttrs[string(key)]; ok {
+			p.attrs = append(p.attrs, rawAttr{name: k, value: unescape(string(val)), end: end})
+		}
+	}
+	selfClosing := tt == xhtml.SelfClosingTagToken
+	if !selfClosing && slashID(raw, last) {
+		selfClosing = true
+		if n := len(p.attrs); n > 0 && p.attrs[n-1].end == lastEnd {
+			p.attrs[n-1].value = strings.TrimSuffix(p.attrs[n-1].value, "/")
+		}
+	}
+	return ti, selfClosing
+}
+
+// slashID reports a tag like <input id=12/>, which the templatizer means as a
+// self-closing tag with id 12 where HTML reads an id of "12/"; last is the raw value of
+// the tag's last attribute.
+func slashID(raw, last []byte) bool {
+	v, ok := bytes.CutSuffix(last, []byte("/"))
+	return ok && bytes.HasSuffix(raw, []byte("/>")) && isDigits(string(v))
+}
+
+// knownAttrs are the attributes the parser reads, by name, so that reading a tag can
+// intern them.
+var knownAttrs = func() map[string]string {
+	m := map[string]string{"id": "id", "class": "class", "style": "style", "autocomplete": "autocomplete"}
+	for _, n := range keptAttrs {
+		m[n] = n
+	}
+	for n := range nodeAttrs {
+		m[n] = n
+	}
+	return m
+}()
+
+// rawText handles a text token; in is the raw-text element it is the content of, if any.
+func (p *parser) rawText(in *tagInfo, b []byte) {
+	switch {
+	case in == nil:
+	case in.skipText:
+		return
+	case in.name == "title":
+		p.flushRun()
+		if p.page.title == "" {
+			p.page.title = collapse(string(b), maxTitle)
+		}
+		p.addText(p.owner(), string(b), false)
 		return
 	}
-	p.closeElement(name)
+	p.addText(p.owner(), string(b), true)
 }
 
 func (p *parser) owner() int {
@@ -263,11 +288,37 @@ func (p *parser) owner() int {
 	return p.stack[len(p.stack)-1].owner
 }
 
-func (p *parser) openElement(name string, selfClosing bool) {
+func (p *parser) parentNode() int32 {
+	if len(p.stack) == 0 {
+		return 0
+	}
+	return p.stack[len(p.stack)-1].node
+}
+
+// openCounter returns the count of open tags named like ti.
+func (p *parser) openCounter(ti *tagInfo) *int32 {
+	if ti.id > 0 {
+		return &p.openCount[ti.id]
+	}
+	n := int32(p.openOther[ti.name])
+	return &n
+}
+
+func (p *parser) setOpen(ti *tagInfo, delta int32) {
+	if ti.id > 0 {
+		p.openCount[ti.id] += delta
+		return
+	}
+	p.openOther[ti.name] += int(delta)
+}
+
+func (p *parser) openElement(ti *tagInfo, selfClosing bool) {
+	name := ti.name
+	p.closeImplied(ti)
 	switch {
-	case blockTags[name]:
+	case ti.block:
 		p.boundary()
-	case cellTags[name]:
+	case ti.cell:
 		p.separate()
 	default:
 		p.space()
@@ -280,87 +331,86 @@ func (p *parser) openElement(name string, selfClosing bool) {
 			break
 		}
 	}
+	parent := p.parentNode()
+	nd := parent
 	if isElement {
 		p.flushRun()
 		owner = p.addElement(id, name)
+		nd = p.addNode(name, parent, int32(owner))
 	} else {
+		if !ti.plain && name != "html" && name != "body" {
+			nd = p.addNode(name, parent, -1)
+		}
 		// The extension keeps an element without an id only for its label (a rating, an
 		// icon's meaning), so the label is page text.
 		for _, a := range p.attrs {
 			if a.name == "aria-label" || a.name == "alt" {
-				p.addText(owner, " "+unescape(a.value)+" ")
+				p.addTextIn(owner, nd, " "+a.value+" ", true)
+				p.lastText = -1 // kept apart, so that a header showing the label can drop it
 			}
 		}
 	}
-	if selfClosing || voidTags[name] {
+	if selfClosing || ti.void {
 		return
 	}
-	p.stack = append(p.stack, openTag{name: name, owner: owner})
-	p.open[name]++
+	p.stack = append(p.stack, openTag{ti: ti, owner: owner, node: nd})
+	p.setOpen(ti, 1)
 	if name == "h1" && !p.headed {
 		p.capturing = true
 	}
-	if keep, ok := rawTags[name]; ok {
-		p.rawText(name, keep)
+}
+
+// closeImplied closes what a start tag ends without an end tag of its own.
+func (p *parser) closeImplied(ti *tagInfo) {
+	if rule := ti.implied; rule != nil {
+		for i := len(p.stack) - 1; i >= 0 && i >= len(p.stack)-impliedScan; i-- {
+			t := p.stack[i].ti
+			if slices.Contains(rule.scope, t.name) {
+				return
+			}
+			if slices.Contains(rule.closes, t.name) {
+				p.closeElement(t)
+				return
+			}
+		}
+		return
+	}
+	if ti.closesP && p.openCount[pTag.id] > 0 {
+		for i := len(p.stack) - 1; i >= 0 && i >= len(p.stack)-impliedScan; i-- {
+			switch p.stack[i].ti.name {
+			case "p":
+				p.closeElement(p.stack[i].ti)
+				return
+			case "div", "li", "td", "th", "section", "article", "form", "button", "body", "table":
+				return
+			}
+		}
 	}
 }
 
-// rawText reads the content of a <script>, <style>, <title> or <textarea>, which is text
-// up to the matching end tag, and closes the element.
-func (p *parser) rawText(name string, keep bool) {
-	s, from := p.s, p.pos
-	end, next := len(s), len(s)
-	for i := from; i < len(s); {
-		k := strings.Index(s[i:], "</")
-		if k < 0 {
-			break
-		}
-		j := i + k + 2
-		if j+len(name) <= len(s) && strings.EqualFold(s[j:j+len(name)], name) &&
-			(j+len(name) == len(s) || !isNameByte(s[j+len(name)])) {
-			end = i + k
-			if g := strings.IndexByte(s[j:], '>'); g >= 0 {
-				next = j + g + 1
-			}
-			break
-		}
-		i = j
-	}
-	if keep {
-		text := s[from:end]
-		if name == "title" {
-			p.flushRun()
-			if p.page.title == "" {
-				var t textAcc
-				t.add(unescape(text), maxTitle)
-				p.page.title = t.String()
-			}
-		}
-		p.text(text)
-	}
-	p.pos = next
-	p.closeElement(name)
-}
-
-func (p *parser) closeElement(name string) {
-	if p.open[name] == 0 {
-		if name == "br" || name == "p" {
+func (p *parser) closeElement(ti *tagInfo) {
+	if *p.openCounter(ti) == 0 {
+		if ti.name == "br" || ti.name == "p" {
 			p.boundary()
 		}
 		return
 	}
+	before := p.parentNode()
 	for len(p.stack) > 0 {
 		top := p.stack[len(p.stack)-1]
 		p.stack = p.stack[:len(p.stack)-1]
-		p.open[top.name]--
-		if top.name == "h1" && p.capturing {
+		p.setOpen(top.ti, -1)
+		if top.ti.name == "h1" && p.capturing {
 			p.capturing, p.headed = false, true
 		}
-		if top.name == name {
+		if top.ti.name == ti.name {
 			break
 		}
 	}
-	if blockTags[name] {
+	if p.parentNode() != before {
+		p.lastText = -1
+	}
+	if ti.block {
 		p.boundary()
 	} else {
 		p.space()
@@ -369,7 +419,11 @@ func (p *parser) closeElement(name string) {
 
 func (p *parser) addElement(id int, tag string) int {
 	e := Element{ID: id, Tag: tag}
+	var info elemInfo
 	for _, a := range p.attrs {
+		if a.name == "autocomplete" {
+			info.autocomplete = strings.ToLower(strings.TrimSpace(a.value))
+		}
 		if _, kept := attrRank[a.name]; !kept {
 			continue
 		}
@@ -378,38 +432,222 @@ func (p *parser) addElement(id int, tag string) int {
 		}
 		v := ""
 		if !boolAttrs[a.name] {
-			var t textAcc
-			t.add(unescape(a.value), maxAttrValue)
-			v = t.String()
+			v = collapse(a.value, maxAttrValue)
 		}
 		e.Attrs = append(e.Attrs, Attr{Name: a.name, Value: v})
 	}
 	sort.SliceStable(e.Attrs, func(i, j int) bool { return attrRank[e.Attrs[i].Name] < attrRank[e.Attrs[j].Name] })
 	idx := len(p.page.elements)
 	p.page.elements = append(p.page.elements, e)
-	p.accs = append(p.accs, textAcc{})
+	p.page.info = append(p.page.info, info)
+	p.accs = append(p.accs, textAcc{b: p.buffer(accSize)})
 	if _, dup := p.page.byID[id]; !dup {
 		p.page.byID[id] = idx
 	}
 	return idx
 }
 
-func (p *parser) text(raw string) {
-	if raw == "" {
-		return
+// addNode appends a tree node for a tag under parent and returns it (or the parent when
+// the tree is already as deep as it may get).
+func (p *parser) addNode(tag string, parent int32, elem int32) int32 {
+	capped := len(p.stack) >= maxDepth
+	if capped && elem < 0 {
+		return parent
 	}
-	p.addText(p.owner(), unescape(raw))
+	n := node{tag: tag, parent: parent, first: -1, last: -1, next: -1, elem: elem, meta: p.nodeMeta()}
+	idx := int32(len(p.nodes))
+	p.nodes = append(p.nodes, n)
+	p.link(parent, idx)
+	if elem >= 0 {
+		p.page.info[elem].node = idx
+	}
+	p.lastText = -1
+	if capped {
+		// An element this deep keeps its node, but what it contains joins its parent.
+		return parent
+	}
+	return idx
 }
 
-func (p *parser) addText(owner int, t string) {
+// buffer returns an empty slice with room for n bytes, carved from a shared block: most
+// element texts fit, and one block costs less than an allocation per element.
+func (p *parser) buffer(n int) []byte {
+	if len(p.slab)+n > cap(p.slab) {
+		p.slab = make([]byte, 0, 64*n)
+	}
+	start := len(p.slab)
+	p.slab = p.slab[:start+n]
+	return p.slab[start : start : start+n]
+}
+
+func (p *parser) link(parent, child int32) {
+	par := &p.nodes[parent]
+	if par.last >= 0 {
+		p.nodes[par.last].next = child
+	} else {
+		par.first = child
+	}
+	par.last = child
+}
+
+// nodeMeta keeps the attributes of a container that say what it is, or returns -1.
+func (p *parser) nodeMeta() int32 {
+	var m nodeMeta
+	any := false
+	for _, a := range p.attrs {
+		switch a.name {
+		case "class", "id", "style":
+			v := strings.ToLower(a.value)
+			if a.name == "style" && (strings.Contains(v, "fixed") || strings.Contains(v, "sticky")) {
+				m.fixed, any = true, true
+			}
+			if a.name != "style" && hasConsentHint(v) {
+				m.consentHint, any = true, true
+			}
+		}
+		if !nodeAttrs[a.name] {
+			continue
+		}
+		any = true
+		v := cleanAttr(a.value)
+		switch a.name {
+		case "role":
+			m.role = strings.ToLower(v)
+		case "aria-label":
+			m.label = v
+		case "aria-modal":
+			m.modal = strings.EqualFold(v, "true")
+		case "open":
+			m.open = true
+		case "for":
+			m.forID = v
+		case "name", "title", "alt":
+			if m.name == "" {
+				m.name = v
+			}
+		case "selected":
+			m.selected = true
+		case "value":
+			m.value = v
+		}
+	}
+	if !any {
+		return -1
+	}
+	p.metas = append(p.metas, m)
+	return int32(len(p.metas) - 1)
+}
+
+func cleanAttr(v string) string { return collapse(v, maxAttrValue) }
+
+// collapse returns s with whitespace collapsed and invisible characters dropped, cut to
+// limit runes with "…"; s itself when it needs none of that, as most values do.
+func collapse(s string, limit int) string {
+	if len(s) <= limit && isPlain(s) {
+		return s
+	}
+	var t textAcc
+	t.add(s, limit)
+	return t.String()
+}
+
+// isPlain reports printable ASCII with single inner spaces.
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' {
+			if i == 0 || i == len(s)-1 || s[i-1] == ' ' {
+				return false
+			}
+			continue
+		}
+		if c < 0x21 || c > 0x7E {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *parser) addText(owner int, t string, tree bool) {
+	p.addTextIn(owner, p.parentNode(), t, tree)
+}
+
+// addTextIn adds text to the element that owns it (or the plain text run) and, when tree
+// is set, to the tree under node nd.
+func (p *parser) addTextIn(owner int, nd int32, t string, tree bool) {
 	if p.capturing {
 		p.heading.add(t, maxTitle)
 	}
+	if !tree {
+		p.addOwned(owner, t)
+		return
+	}
+	// The text is collapsed once, into the tree, and copied from there.
+	c, lead, trail := p.treeText(nd, t)
+	if len(c) == 0 {
+		p.addOwned(owner, t) // whitespace, which still separates words
+		return
+	}
+	if lead {
+		p.addOwned(owner, " ")
+	}
+	if owner < 0 {
+		p.run = append(p.run, c...)
+	} else if a := &p.accs[owner]; !a.cut {
+		if n := utf8.RuneCount(c); a.runes+n <= maxElementText {
+			a.b = append(a.b, c...)
+			a.runes += n
+		} else {
+			a.add(string(c), maxElementText)
+		}
+	}
+	if trail {
+		p.addOwned(owner, " ")
+	}
+}
+
+// addOwned adds text to the element that owns it, or to the plain text run.
+func (p *parser) addOwned(owner int, t string) {
 	if owner >= 0 {
 		p.accs[owner].add(t, maxElementText)
 		return
 	}
 	p.run, _ = appendCollapsed(p.run, t, -1, nil)
+}
+
+// treeText appends a text node under nd, or extends the text node just before it, and
+// returns the text as it collapsed and whether whitespace was cut before and after it.
+func (p *parser) treeText(nd int32, t string) (c []byte, lead, trail bool) {
+	trimmed := strings.TrimLeftFunc(t, isCollapsible)
+	lead = len(trimmed) < len(t)
+	if trimmed == "" {
+		return nil, lead, false
+	}
+	merge := p.lastText >= 0 && p.nodes[p.lastText].parent == nd
+	if merge {
+		p.tbuf = append(p.tbuf, ' ')
+	}
+	start := len(p.tbuf)
+	p.tbuf, _ = appendCollapsed(p.tbuf, trimmed, -1, nil)
+	n := len(p.tbuf)
+	p.tbuf = bytes.TrimRight(p.tbuf, " ")
+	trail = len(p.tbuf) < n
+	if len(p.tbuf) == start {
+		// Only invisible characters: nothing to keep.
+		if merge {
+			p.tbuf = p.tbuf[:start-1]
+		}
+		return nil, lead, trail
+	}
+	if merge {
+		p.nodes[p.lastText].end = int32(len(p.tbuf))
+	} else {
+		idx := int32(len(p.nodes))
+		p.nodes = append(p.nodes, node{parent: nd, first: -1, last: -1, next: -1, elem: -1, meta: -1, start: int32(start), end: int32(len(p.tbuf))})
+		p.link(nd, idx)
+		p.lastText = idx
+	}
+	return p.tbuf[start:], lead, trail
 }
 
 // boundary ends a line of text: the plain run, or a word inside an element's text.
@@ -423,7 +661,7 @@ func (p *parser) boundary() {
 
 // space separates words at a tag: pieces of text in different elements are usually
 // apart on screen (CSS spacing), and gluing them ("Price$5") reads worse than a space.
-func (p *parser) space() { p.addText(p.owner(), " ") }
+func (p *parser) space() { p.addTextIn(p.owner(), 0, " ", false) }
 
 // separate marks a new table cell or option within the current line.
 func (p *parser) separate() {
@@ -449,6 +687,22 @@ func (p *parser) flushRun() {
 	}
 	p.page.texts = append(p.page.texts, t)
 	p.page.textChars += utf8.RuneCountInString(t)
+}
+
+func (p *parser) finish() {
+	p.flushRun()
+	pg := p.page
+	for i := range pg.elements {
+		pg.elements[i].Text = p.accs[i].String()
+	}
+	if pg.title == "" {
+		pg.title = p.heading.String()
+	}
+	if len(pg.elements) == 0 {
+		pg.elements, pg.info = nil, nil
+	}
+	pg.nodes, pg.metas, pg.tbuf = p.nodes, p.metas, string(p.tbuf)
+	pg.maskSecrets()
 }
 
 func (a *textAcc) add(s string, limit int) {
@@ -487,9 +741,25 @@ func (a *textAcc) String() string {
 // and at most limit runes counted in *runes when limit >= 0. It reports whether it had to
 // leave text out.
 func appendCollapsed(dst []byte, s string, limit int, runes *int) ([]byte, bool) {
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		} else if r > ' ' && r != 0x7F {
+			// Printable ASCII, by far the commonest case.
+			if limit >= 0 && *runes >= limit {
+				return dst, true
+			}
+			dst = append(dst, byte(r))
+			if runes != nil {
+				*runes++
+			}
+			i++
+			continue
+		}
+		i += size
 		switch {
-		case r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || unicode.IsSpace(r):
+		case isCollapsible(r):
 			if len(dst) > 0 && dst[len(dst)-1] != ' ' {
 				dst = append(dst, ' ')
 				if runes != nil {
@@ -508,6 +778,12 @@ func appendCollapsed(dst []byte, s string, limit int, runes *int) ([]byte, bool)
 		}
 	}
 	return dst, false
+}
+
+// isCollapsible reports the characters that collapse into one space: whitespace and
+// control characters.
+func isCollapsible(r rune) bool {
+	return r < 0x20 || r == 0x7F || (r >= 0x80 && r < 0xA0) || (r >= utf8.RuneSelf || r == ' ') && unicode.IsSpace(r)
 }
 
 // isInvisible reports zero-width and bidirectional formatting characters, which carry no
@@ -543,22 +819,4 @@ func isDigits(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-func isASCIILetter(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
-
-func isNameByte(c byte) bool {
-	return isASCIILetter(c) || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == ':' || c == '.'
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
-
-// lowerName lower-cases an ASCII name without allocating when it already is.
-func lowerName(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 'A' && s[i] <= 'Z' {
-			return strings.ToLower(s)
-		}
-	}
-	return s
 }

@@ -1,8 +1,10 @@
 package page
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // maxTerms is how many query terms count; a score is a set of them in a uint64.
@@ -30,7 +32,7 @@ func newQuery(s string) query {
 	n := 0
 	eachWord(strings.ToLower(s), func(w string, spaced bool) {
 		if spaced {
-			w = stem(w)
+			w = string(stemBytes([]byte(w)))
 			if _, dup := q.words[w]; dup || n >= maxTerms || len(w) < 2 || stopWords[w] {
 				return
 			}
@@ -58,18 +60,30 @@ func (q query) match(s string) uint64 {
 	if s == "" || q.empty() {
 		return 0
 	}
-	ls := strings.ToLower(s)
 	var m uint64
 	if len(q.words) > 0 {
-		eachWord(ls, func(w string, spaced bool) {
-			if bit, ok := q.words[stem(w)]; ok && spaced {
+		var buf [64]byte
+		eachWord(s, func(w string, spaced bool) {
+			if !spaced {
+				return
+			}
+			var lw []byte
+			if len(w) <= len(buf) {
+				lw = appendLower(buf[:0], w)
+			} else {
+				lw = []byte(strings.ToLower(w))
+			}
+			if bit, ok := q.words[string(stemBytes(lw))]; ok {
 				m |= 1 << bit
 			}
 		})
 	}
-	for _, g := range q.grams {
-		if strings.Contains(ls, g.text) {
-			m |= 1 << g.bit
+	if len(q.grams) > 0 {
+		ls := strings.ToLower(s)
+		for _, g := range q.grams {
+			if strings.Contains(ls, g.text) {
+				m |= 1 << g.bit
+			}
 		}
 	}
 	return m
@@ -79,10 +93,25 @@ func (q query) match(s string) uint64 {
 // separates words with spaces.
 func eachWord(s string, fn func(w string, spaced bool)) {
 	start, spaced := -1, true
-	for i, r := range s {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			// ASCII, the commonest case, without the Unicode tables.
+			if c|0x20 >= 'a' && c|0x20 <= 'z' || c >= '0' && c <= '9' {
+				if start < 0 {
+					start, spaced = i, true
+				}
+			} else if start >= 0 {
+				fn(s[start:i], spaced)
+				start = -1
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
 			if start < 0 {
-				start, spaced = i, true
+				start, spaced = i-size, true
 			}
 			switch classify(r) {
 			case clsHan, clsKana, clsThai, clsHangul:
@@ -91,7 +120,7 @@ func eachWord(s string, fn func(w string, spaced bool)) {
 			continue
 		}
 		if start >= 0 {
-			fn(s[start:i], spaced)
+			fn(s[start:i-size], spaced)
 			start = -1
 		}
 	}
@@ -100,17 +129,18 @@ func eachWord(s string, fn func(w string, spaced bool)) {
 	}
 }
 
-// stem strips the commonest English inflections so that "prices" finds "price" and
-// "checked" finds "check"; it only has to map a word and its variants to the same string.
-func stem(w string) string {
+// stemBytes strips the commonest English inflections so that "prices" finds "price" and
+// "checked" finds "check"; it only has to map a word and its variants to the same
+// string. It may change the buffer w.
+func stemBytes(w []byte) []byte {
 	switch {
-	case len(w) > 4 && strings.HasSuffix(w, "ies"):
-		return w[:len(w)-3] + "y"
-	case len(w) > 5 && strings.HasSuffix(w, "ing"):
+	case len(w) > 4 && bytes.HasSuffix(w, []byte("ies")):
+		return append(w[:len(w)-3], 'y')
+	case len(w) > 5 && bytes.HasSuffix(w, []byte("ing")):
 		return w[:len(w)-3]
-	case len(w) > 4 && strings.HasSuffix(w, "ed"):
+	case len(w) > 4 && bytes.HasSuffix(w, []byte("ed")):
 		return w[:len(w)-2]
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+	case len(w) > 3 && w[len(w)-1] == 's' && !bytes.HasSuffix(w, []byte("ss")):
 		return w[:len(w)-1]
 	}
 	return w

@@ -1,6 +1,7 @@
 package page
 
 import (
+	"math"
 	"math/bits"
 	"sort"
 	"strconv"
@@ -12,14 +13,24 @@ import (
 const DefaultBudget = 16000
 
 const (
-	maxChunk = 300 // runes of a text line; longer runs are split so they can be cut
-	maxHref  = 100 // runes of a link target shown to the model
-
-	elementsHeader = `Elements ([id] tag attributes "text"):`
-	noElements     = "Elements: none"
-	textHeader     = "Text:"
-	emptyPage      = "(the page has no elements and no text)"
+	maxHref   = 100 // runes of a link target shown to the model
+	maxOption = 300 // runes of a select's option list
+	emptyPage = "(the page has no elements and no text)"
 )
+
+// Options say how to render a page.
+type Options struct {
+	// Query is the user's task: when the page must be cut, the lines that share its words
+	// are kept, each with its neighbourhood.
+	Query string
+	// Budget is the token budget (DefaultBudget when <= 0), as counted by EstimateTokens.
+	Budget int
+	// Previous is the page of the previous step, nil when there is none. Elements that were
+	// not on it are marked with a leading "*".
+	Previous *Page
+	// PreviousDigest stands for Previous when only its Digest was kept (nil: none).
+	PreviousDigest []byte
+}
 
 // Rendered is the page part of the prompt.
 type Rendered struct {
@@ -28,219 +39,425 @@ type Rendered struct {
 	ElementsShown    int
 	ElementsTotal    int
 	TextOmittedChars int // runes of page text left out
+	NewElements      int // elements marked new since the previous page
 	Truncated        bool
 }
 
-// item is one line of the rendered page.
-type item struct {
-	line  string
-	cost  int // thousandths of a token, with its newline
-	chars int // runes of page text (text lines only)
-	score int // query terms it matches
-	keep  bool
-}
-
-// Render writes the page for the prompt within budgetTokens (DefaultBudget when <= 0), as
-// counted by EstimateTokens: first the elements with ids, one per line, then the plain
-// text, both in document order. When the page does not fit, it keeps the top of the page
-// and the lines that share words with the query, and a first line says what was left out.
-func Render(p *Page, query string, budgetTokens int) Rendered {
+// Render writes the page for the prompt as an indented outline in document order (see
+// the package documentation): first the title, a note of what was cut and a legend of
+// the new-element marks, then the lines. When the page does not fit the budget it keeps,
+// in this order, the open dialogs and cookie banners, the top of the page, the lines that
+// share words with the query together with their row, card or paragraph and the headers
+// of the containers they are in, then whatever else fits in document order; each run of
+// left-out lines is one "… (N lines omitted)" line.
+func Render(p *Page, o Options) Rendered {
 	if p == nil {
 		p = &Page{}
 	}
-	if budgetTokens <= 0 {
-		budgetTokens = DefaultBudget
+	budget := o.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
 	}
-	elems := make([]item, len(p.elements))
-	for i, e := range p.elements {
-		elems[i] = newItem(formatElement(e), 0)
+	lay := p.layout()
+	prev := o.Previous
+	if prev == nil && len(o.PreviousDigest) > 0 {
+		prev = fromDigest(o.PreviousDigest)
 	}
-	var texts []item
-	for _, run := range p.texts {
-		for _, c := range chunks(run) {
-			texts = append(texts, newItem(c, utf8.RuneCountInString(c)))
-		}
-	}
-	totalChars := 0
-	for _, t := range texts {
-		totalChars += t.chars
-	}
-	r := Rendered{ElementsTotal: len(elems)}
+	marks, newCount, allNew := newMarks(p, prev)
 
+	var head []string
+	if p.title != "" {
+		head = append(head, "Title: "+escapeRefs(p.title))
+	}
+	if prev != nil {
+		head = append(head, legend(newCount, allNew))
+	}
+	if allNew {
+		marks, newCount = nil, 0
+	}
+	r := Rendered{ElementsTotal: len(p.elements), NewElements: newCount}
+
+	if len(lay.lines) == 0 {
+		head = append(head, emptyPage)
+		r.Text = strings.Join(head, "\n")
+		r.Tokens = EstimateTokens(r.Text)
+		for r.Tokens > budget && len(head) > 0 {
+			head = head[:len(head)-1]
+			r.Text = strings.Join(head, "\n")
+			r.Tokens = EstimateTokens(r.Text)
+		}
+		return r
+	}
+
+	s := newSelection(lay, marks)
+	headCost := 0
+	for _, h := range head {
+		headCost += lineMilli(h)
+	}
 	// Lines are priced with their newline; the last one has none, which never costs more.
 	// Rounding the total to the nearest token lets it reach budget+0.499.
-	capacity := budgetTokens*1000 + 499
-	full := headerCost(len(elems) > 0, len(texts) > 0) + sumCost(elems) + sumCost(texts)
-	if full <= capacity {
-		keepAll(elems)
-		keepAll(texts)
+	capacity := budget*1000 + 499
+	if headCost+s.total <= capacity {
+		s.keepAll()
 	} else {
-		scoreItems(p, query, elems, texts)
-		avail := capacity - headerCost(len(elems) > 0, len(texts) > 0) - noteCost(len(elems), totalChars)
-		choose(elems, texts, avail)
+		s.room = capacity - headCost - noteCost(len(p.elements), s.totalChars, len(lay.lines))
+		s.choose(lay, o.Query)
 	}
 	for {
-		r.Text, r.ElementsShown, r.TextOmittedChars = assemble(elems, texts, totalChars)
+		r.Text, r.ElementsShown, r.TextOmittedChars, r.Truncated = s.assemble(head, len(p.elements))
 		r.Tokens = EstimateTokens(r.Text)
-		r.Truncated = r.ElementsShown < len(elems) || r.TextOmittedChars > 0
-		if r.Tokens <= budgetTokens {
+		if r.Tokens <= budget {
 			return r
 		}
 		// The line costs are an upper bound, so this only runs when the budget cannot
-		// even hold the headers and the note.
-		if !dropLast(elems, texts) {
-			r.Text, r.Tokens = "", 0
-			return r
+		// even hold the head and the note.
+		if !s.dropLast() {
+			if len(head) == 0 {
+				r.Text, r.Tokens = "", 0
+				return r
+			}
+			head = head[:len(head)-1]
 		}
 	}
 }
 
-func newItem(line string, chars int) item {
-	return item{line: line, cost: lineMilli(line), chars: chars}
-}
-
-func headerCost(hasElems, hasText bool) int {
-	var c int
+// legend explains the new-element marks.
+func legend(n int, allNew bool) string {
 	switch {
-	case hasElems:
-		c = lineMilli(elementsHeader)
-	case hasText:
-		c = lineMilli(noElements)
-	default:
-		c = lineMilli(emptyPage)
+	case allNew:
+		return "(everything on this page is new since the previous step)"
+	case n == 0:
+		return "(no new elements since the previous step)"
+	case n == 1:
+		return "(* marks the element that is new since the previous step)"
 	}
-	if hasText {
-		c += lineMilli(textHeader)
-	}
-	return c
+	return "(* marks the " + thousands(n) + " elements that are new since the previous step)"
 }
 
-func sumCost(items []item) int {
-	c := 0
-	for _, it := range items {
-		c += it.cost
+// newMarks says which elements were not on the previous page, matching them by signature
+// (ids may be renumbered between steps); allNew when nothing matched.
+func newMarks(p, prev *Page) (marks []bool, n int, allNew bool) {
+	if prev == nil || len(p.elements) == 0 {
+		return nil, 0, false
 	}
-	return c
+	seen := map[uint64]int{}
+	for _, s := range prev.layout().sigs {
+		seen[s]++
+	}
+	marks = make([]bool, len(p.elements))
+	for i, s := range p.layout().sigs {
+		if seen[s] > 0 {
+			seen[s]--
+			continue
+		}
+		marks[i] = true
+		n++
+	}
+	return marks, n, n == len(p.elements)
 }
 
-func keepAll(items []item) {
-	for i := range items {
-		items[i].keep = true
-	}
+// selection is the budgeter's state: which lines are kept and what they cost.
+type selection struct {
+	lines      []line
+	texts      []string // each line with its indentation and marks
+	cost       []int    // thousandths of a token, with the newline
+	prefix     []int    // prefix sums of cost
+	keep       []bool
+	used       int
+	gaps       int // runs of left-out lines, each shown as one marker line
+	room       int
+	marker     int // the most a marker line costs
+	total      int
+	totalChars int
 }
 
-// choose marks the lines to show within avail thousandths of a token. Elements come first
-// but leave the text at least a quarter of the room (less if the text needs less).
-func choose(elems, texts []item, avail int) {
-	if avail <= 0 {
+func newSelection(lay *layout, marks []bool) *selection {
+	n := len(lay.lines)
+	s := &selection{lines: lay.lines, texts: make([]string, n), cost: make([]int, n), prefix: make([]int, n+1), keep: make([]bool, n), gaps: 1}
+	for i, l := range lay.lines {
+		s.texts[i] = lineText(l, marks)
+		s.cost[i] = lineMilli(s.texts[i])
+		s.prefix[i+1] = s.prefix[i] + s.cost[i]
+		s.totalChars += int(l.chars)
+	}
+	s.total = s.prefix[n]
+	s.marker = lineMilli(strings.Repeat("  ", maxIndent) + omitted(n))
+	return s
+}
+
+// lineText writes a line with its indentation and a "*" before each new element.
+func lineText(l line, marks []bool) string {
+	if l.indent == 0 && marks == nil {
+		return l.text
+	}
+	var b strings.Builder
+	b.Grow(int(l.indent)*2 + len(l.text) + 4)
+	for range l.indent {
+		b.WriteString("  ")
+	}
+	at := 0
+	for k := 0; k+1 < len(l.elems); k += 2 {
+		if e, off := l.elems[k], int(l.elems[k+1]); marks != nil && marks[e] {
+			b.WriteString(l.text[at:off])
+			b.WriteByte('*')
+			at = off
+		}
+	}
+	b.WriteString(l.text[at:])
+	return b.String()
+}
+
+func omitted(n int) string {
+	if n == 1 {
+		return "… (1 line omitted)"
+	}
+	return "… (" + thousands(n) + " lines omitted)"
+}
+
+func (s *selection) keepAll() {
+	for i := range s.keep {
+		s.keep[i] = true
+	}
+	s.used, s.gaps = s.total, 0
+}
+
+// extra is what keeping the lines idx (new ones, in increasing order) adds: their cost,
+// and the change in the number of runs of left-out lines, each of which costs a marker.
+func (s *selection) extra(idx []int) (cost, gaps int) {
+	for k, j := range idx {
+		cost += s.cost[j]
+		left := j == 0 || s.keep[j-1] || (k > 0 && idx[k-1] == j-1)
+		right := j == len(s.keep)-1 || s.keep[j+1]
+		switch {
+		case !left && !right: // splits a run in two
+			gaps++
+		case left && right: // fills a run
+			gaps--
+		}
+	}
+	return cost, gaps
+}
+
+// try keeps the lines idx when they fit and reports whether they did.
+func (s *selection) try(idx []int) bool {
+	idx = s.missing(idx)
+	if len(idx) == 0 {
+		return true
+	}
+	cost, gaps := s.extra(idx)
+	if s.used+cost+(s.gaps+gaps)*s.marker > s.room {
+		return false
+	}
+	for _, j := range idx {
+		s.keep[j] = true
+	}
+	s.used += cost
+	s.gaps += gaps
+	return true
+}
+
+// missing returns the lines of idx not kept yet, sorted and without repeats.
+func (s *selection) missing(idx []int) []int {
+	sort.Ints(idx)
+	out := idx[:0]
+	for k, j := range idx {
+		if !s.keep[j] && (k == 0 || idx[k-1] != j) {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// withHeaders returns line i with the header lines of the containers it is in, and the
+// column names of a table it is in.
+func withHeaders(lay *layout, i int, idx []int) []int {
+	idx = append(idx, i)
+	for g := lay.lines[i].group; g >= 0; g = lay.groups[g].parent {
+		if h := lay.groups[g].header; h >= 0 && int(h) != i {
+			idx = append(idx, int(h))
+		}
+		if c := lay.groups[g].columns; c >= 0 && int(c) != i {
+			idx = append(idx, int(c))
+		}
+	}
+	return idx
+}
+
+// choose marks the lines to keep within s.room.
+func (s *selection) choose(lay *layout, query string) {
+	if s.room <= 0 {
 		return
 	}
-	elemNeed, textNeed := sumCost(elems), sumCost(texts)
-	textShare := min(textNeed, max(avail/4, avail-elemNeed))
-	used := fill(elems, avail-textShare)
-	fill(texts, avail-used)
-}
-
-// fill keeps lines of items within room and returns what they cost: first the top of the
-// page (up to a quarter of the room), then the lines that match the query best, then the
-// rest in document order, skipping lines that no longer fit.
-func fill(items []item, room int) int {
-	used := 0
-	for i := range items {
-		if used+items[i].cost > room/4 {
+	var idx []int
+	// Open dialogs and banners cover the page: they come first, whole when they fit.
+	for o := range lay.overlays {
+		idx = idx[:0]
+		for i, l := range s.lines {
+			if int(l.overlay) == o {
+				idx = withHeaders(lay, i, idx)
+			}
+		}
+		if !s.try(idx) {
+			for i, l := range s.lines {
+				if int(l.overlay) == o {
+					s.try(withHeaders(lay, i, idx[:0]))
+				}
+			}
+		}
+	}
+	// The top of the page, up to a quarter of the room.
+	for i := range s.lines {
+		if s.used+s.cost[i] > s.room/4 || !s.try(withHeaders(lay, i, idx[:0])) {
 			break
 		}
-		items[i].keep = true
-		used += items[i].cost
 	}
-	var related []int
-	for i, it := range items {
-		if it.score > 0 && !it.keep {
-			related = append(related, i)
+	// The lines that concern the query, each with its neighbourhood.
+	nbMax := min(max(s.room/10, 60_000), 300_000)
+	for _, i := range s.related(query) {
+		if s.keep[i] {
+			continue
+		}
+		if !s.try(s.neighbourhood(lay, i, nbMax)) {
+			s.try(withHeaders(lay, i, idx[:0]))
 		}
 	}
-	sort.SliceStable(related, func(a, b int) bool { return items[related[a]].score > items[related[b]].score })
-	for _, i := range related {
-		if used+items[i].cost <= room {
-			items[i].keep = true
-			used += items[i].cost
+	// Then what fits in document order, up to the first line that does not: picking
+	// smaller lines beyond it would shred the rest of the page into fragments.
+	for i := range s.lines {
+		if !s.keep[i] && !s.try(withHeaders(lay, i, idx[:0])) {
+			break
 		}
 	}
-	for i := range items {
-		if !items[i].keep && used+items[i].cost <= room {
-			items[i].keep = true
-			used += items[i].cost
-		}
-	}
-	return used
 }
 
-// dropLast unmarks the last shown text line, else the last shown element, and reports
-// whether there was one.
-func dropLast(elems, texts []item) bool {
-	for _, items := range [][]item{texts, elems} {
-		for i := len(items) - 1; i >= 0; i-- {
-			if items[i].keep {
-				items[i].keep = false
-				return true
-			}
+// neighbourhood returns line i with the largest group around it that costs at most limit
+// (its row, card, list item or paragraph), else with the lines next to it in its group,
+// and the headers of the containers it is in.
+func (s *selection) neighbourhood(lay *layout, i int, limit int) []int {
+	lo, hi := i, i+1
+	for g := lay.lines[i].group; g >= 0; g = lay.groups[g].parent {
+		gr := lay.groups[g]
+		if s.prefix[gr.end]-s.prefix[gr.start] > limit {
+			break
+		}
+		lo, hi = int(gr.start), int(gr.end)
+	}
+	if hi-lo == 1 {
+		if g := lay.lines[i].group; g >= 0 {
+			gr := lay.groups[g]
+			lo, hi = max(i-1, int(gr.start)), min(i+2, int(gr.end))
+		}
+	}
+	var idx []int
+	for j := lo; j < hi; j++ {
+		idx = withHeaders(lay, j, idx)
+	}
+	return idx
+}
+
+// related returns the lines that share words with the query, best first: a word counts
+// more the fewer lines have it.
+func (s *selection) related(query string) []int {
+	q := newQuery(query)
+	if q.empty() {
+		return nil
+	}
+	masks := make([]uint64, len(s.lines))
+	var df [maxTerms]int
+	for i, l := range s.lines {
+		m := q.match(l.text)
+		masks[i] = m
+		for b := m; b != 0; b &= b - 1 {
+			df[bits.TrailingZeros64(b)]++
+		}
+	}
+	var weight [maxTerms]float64
+	for t, d := range df {
+		if d > 0 {
+			weight[t] = math.Log2(1 + float64(len(s.lines))/float64(d))
+		}
+	}
+	type scored struct {
+		i     int
+		score float64
+	}
+	var out []scored
+	for i, m := range masks {
+		if m == 0 {
+			continue
+		}
+		sc := 0.0
+		for b := m; b != 0; b &= b - 1 {
+			sc += weight[bits.TrailingZeros64(b)]
+		}
+		out = append(out, scored{i, sc})
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].score > out[b].score })
+	idx := make([]int, len(out))
+	for k, o := range out {
+		idx[k] = o.i
+	}
+	return idx
+}
+
+// dropLast leaves out the last kept line and reports whether there was one.
+func (s *selection) dropLast() bool {
+	for i := len(s.keep) - 1; i >= 0; i-- {
+		if s.keep[i] {
+			s.keep[i] = false
+			return true
 		}
 	}
 	return false
 }
 
-func assemble(elems, texts []item, totalChars int) (text string, shown, omittedChars int) {
+// assemble writes the head, the note when something was cut, and the kept lines with a
+// marker line for each run of left-out ones.
+func (s *selection) assemble(head []string, elements int) (text string, shown, omittedChars int, truncated bool) {
+	var body strings.Builder
+	shownChars, dropped := 0, 0
+	for i := 0; i < len(s.lines); i++ {
+		if s.keep[i] {
+			shown += len(s.lines[i].elems) / 2
+			shownChars += int(s.lines[i].chars)
+			body.WriteString(s.texts[i])
+			body.WriteByte('\n')
+			continue
+		}
+		j := i
+		for j < len(s.lines) && !s.keep[j] {
+			j++
+		}
+		dropped += j - i
+		for range min(s.lines[i].indent, maxIndent) {
+			body.WriteString("  ")
+		}
+		body.WriteString(omitted(j - i))
+		body.WriteByte('\n')
+		i = j - 1
+	}
+	omittedChars = s.totalChars - shownChars
+	truncated = dropped > 0
 	var b strings.Builder
-	shownChars, textLines := 0, 0
-	for _, it := range elems {
-		if it.keep {
-			shown++
-		}
-	}
-	for _, it := range texts {
-		if it.keep {
-			shownChars += it.chars
-			textLines++
-		}
-	}
-	omittedChars = totalChars - shownChars
-	if note := omissionNote(shown, len(elems), omittedChars, totalChars); note != "" {
-		b.WriteString(note)
+	for _, h := range head {
+		b.WriteString(h)
 		b.WriteByte('\n')
 	}
-	switch {
-	case shown > 0:
-		b.WriteString(elementsHeader)
-		b.WriteByte('\n')
-		for _, it := range elems {
-			if it.keep {
-				b.WriteString(it.line)
-				b.WriteByte('\n')
-			}
-		}
-	case len(elems) == 0 && len(texts) == 0:
-		b.WriteString(emptyPage)
-		b.WriteByte('\n')
-	case len(elems) == 0:
-		b.WriteString(noElements)
+	if truncated {
+		b.WriteString(omissionNote(shown, elements, omittedChars, s.totalChars, dropped))
 		b.WriteByte('\n')
 	}
-	if textLines > 0 {
-		b.WriteString(textHeader)
-		b.WriteByte('\n')
-		for _, it := range texts {
-			if it.keep {
-				b.WriteString(it.line)
-				b.WriteByte('\n')
-			}
-		}
+	if shown == 0 && shownChars == 0 && truncated {
+		// Nothing of the page fits: the note says so, marker lines would not.
+		return strings.TrimSuffix(b.String(), "\n"), 0, omittedChars, true
 	}
-	return strings.TrimSuffix(b.String(), "\n"), shown, omittedChars
+	b.WriteString(body.String())
+	return strings.TrimSuffix(b.String(), "\n"), shown, omittedChars, truncated
 }
 
 // omissionNote says what was cut, e.g. "[412 of 1,203 elements and 80% of the text
-// omitted to fit the budget]", or "" when nothing was.
-func omissionNote(shown, total, omittedChars, totalChars int) string {
+// omitted to fit the budget]".
+func omissionNote(shown, total, omittedChars, totalChars, lines int) string {
 	var parts []string
 	if shown < total {
 		parts = append(parts, thousands(total-shown)+" of "+thousands(total)+" elements")
@@ -257,17 +474,17 @@ func omissionNote(shown, total, omittedChars, totalChars int) string {
 		parts = append(parts, s+" of the text")
 	}
 	if len(parts) == 0 {
-		return ""
+		parts = append(parts, plural(lines, "line"))
 	}
 	return "[" + strings.Join(parts, " and ") + " omitted to fit the budget]"
 }
 
 // noteCost is the most the omission note can cost for a page of this size.
-func noteCost(elems, textChars int) int {
-	c := lineMilli(omissionNote(0, elems, 0, textChars))
-	for _, omitted := range []int{1, textChars - 1, textChars} {
-		if omitted > 0 {
-			c = max(c, lineMilli(omissionNote(0, elems, omitted, textChars)))
+func noteCost(elems, textChars, lines int) int {
+	c := lineMilli(omissionNote(0, elems, 0, textChars, lines))
+	for _, o := range []int{1, textChars - 1, textChars} {
+		if o > 0 {
+			c = max(c, lineMilli(omissionNote(0, elems, o, textChars, lines)))
 		}
 	}
 	return c
@@ -285,15 +502,23 @@ func thousands(n int) string {
 	return b.String()
 }
 
-// formatElement writes an element as `[12] input type=email placeholder="Email"`, leaving
-// out what repeats its text or another attribute.
-func formatElement(e Element) string {
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// formatElement writes an element as `[12] input type="email" placeholder="Email"`,
+// leaving out what repeats its text or another attribute, and its text when withText is
+// false (an element holding other elements, whose text is on the lines below it). A
+// textarea's text is its value.
+func formatElement(e Element, withText bool) string {
 	var b strings.Builder
 	b.WriteByte('[')
 	b.WriteString(strconv.Itoa(e.ID))
 	b.WriteString("] ")
 	b.WriteString(e.Tag)
 	label, _ := e.Attr("aria-label")
+	text := e.Text
+	if e.Tag == "select" {
+		text = ""
+	}
 	for _, a := range e.Attrs {
 		v := a.Value
 		if boolAttrs[a.Name] {
@@ -307,11 +532,11 @@ func formatElement(e Element) string {
 				continue
 			}
 		case "aria-label":
-			if strings.EqualFold(v, e.Text) {
+			if strings.EqualFold(v, text) {
 				continue
 			}
 		case "title", "alt", "placeholder":
-			if strings.EqualFold(v, e.Text) || strings.EqualFold(v, label) {
+			if strings.EqualFold(v, text) || strings.EqualFold(v, label) {
 				continue
 			}
 		case "href":
@@ -323,18 +548,43 @@ func formatElement(e Element) string {
 		b.WriteByte(' ')
 		b.WriteString(a.Name)
 		b.WriteByte('=')
-		b.WriteString(quote(v))
+		writeQuoted(&b, v)
 	}
-	if e.Text != "" {
+	switch {
+	case e.Tag == "textarea" && text != "":
+		b.WriteString(" value=")
+		writeQuoted(&b, text)
+	case withText && text != "":
 		b.WriteByte(' ')
-		b.WriteString(quote(e.Text))
+		writeQuoted(&b, text)
 	}
 	return b.String()
 }
 
-var quoter = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+func quote(s string) string {
+	var b strings.Builder
+	writeQuoted(&b, s)
+	return b.String()
+}
 
-func quote(s string) string { return `"` + quoter.Replace(s) + `"` }
+// writeQuoted writes s in double quotes with '"' and '\' escaped by a backslash, and,
+// as in page text, "[12]" written "\[12]".
+func writeQuoted(b *strings.Builder, s string) {
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"', '\\':
+			b.WriteByte('\\')
+		case '[':
+			if isRef(s, i) {
+				b.WriteByte('\\')
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	b.WriteByte('"')
+}
 
 // shortHref drops link targets that say nothing (scripts, bare anchors) and cuts long ones.
 func shortHref(h string) string {
@@ -356,49 +606,4 @@ func cutRunes(s string, n int) string {
 		k++
 	}
 	return s[:i] + "…"
-}
-
-// chunks splits a text run into lines of at most maxChunk runes, at a space when there is
-// one in the second half of the line.
-func chunks(run string) []string {
-	var out []string
-	for run != "" {
-		cut, n := 0, 0
-		for cut < len(run) && n < maxChunk {
-			_, size := utf8.DecodeRuneInString(run[cut:])
-			cut += size
-			n++
-		}
-		if cut < len(run) {
-			if sp := strings.LastIndexByte(run[:cut], ' '); sp > cut/2 {
-				cut = sp
-			}
-		}
-		if c := strings.TrimSpace(run[:cut]); c != "" {
-			out = append(out, c)
-		}
-		run = strings.TrimSpace(run[cut:])
-	}
-	return out
-}
-
-// scoreItems sets each line's score: how many of the query's terms it contains.
-func scoreItems(p *Page, query string, elems, texts []item) {
-	q := newQuery(query)
-	if q.empty() {
-		return
-	}
-	for i, e := range p.elements {
-		var m uint64
-		m |= q.match(e.Text)
-		for _, a := range e.Attrs {
-			if !boolAttrs[a.Name] {
-				m |= q.match(a.Value)
-			}
-		}
-		elems[i].score = bits.OnesCount64(m)
-	}
-	for i := range texts {
-		texts[i].score = bits.OnesCount64(q.match(texts[i].line))
-	}
 }

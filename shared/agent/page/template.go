@@ -22,17 +22,42 @@ const maxExpanded = 4 << 20
 // bare, strings as JSON). Anything else is returned unchanged, and so is a header whose
 // calls cannot be read. The work is linear in the input whatever it holds.
 func expandTemplates(s string) string {
+	out, _ := expand(s, nil)
+	return out
+}
+
+// piece says where a piece of the expanded DOM came from: out[out:outEnd] is a copy of
+// s[src:srcEnd], or, for an argument, what the argument s[src:srcEnd] (as written in the
+// call) stands for.
+type piece struct {
+	out, outEnd int
+	src, srcEnd int
+	arg         bool
+}
+
+// expand is expandTemplates, recording in *pieces (when not nil) where each piece of the
+// output came from. It reports whether there was anything to expand.
+func expand(s string, pieces *[]piece) (string, bool) {
 	doc := strings.TrimLeft(s, " \t\r\n")
 	if !strings.HasPrefix(doc, "T1: ") {
-		return s
+		return s, false
 	}
 	sep := strings.Index(doc, "\n\n")
 	if sep < 0 {
-		return s
+		return s, false
 	}
-	defs, body := templateDefs(doc[:sep]), doc[sep+2:]
+	base := len(s) - len(doc)
+	defs := templateDefs(doc[:sep])
+	pos, body := base+sep+2, doc[sep+2:] // body starts at s[pos]
 	var out strings.Builder
 	out.Grow(len(body))
+	copyPiece := func(n int) {
+		if pieces != nil && n > 0 {
+			*pieces = append(*pieces, piece{out: out.Len(), outEnd: out.Len() + n, src: pos, srcEnd: pos + n})
+		}
+		out.WriteString(body[:n])
+		body, pos = body[n:], pos+n
+	}
 	budget := 8*len(s) + 1<<20 // bytes that call parsing may look at
 	expanded := false
 	for {
@@ -40,28 +65,34 @@ func expandTemplates(s string) string {
 		if k < 0 {
 			break
 		}
-		out.WriteString(body[:k])
-		body = body[k:]
+		copyPiece(k)
 		n, args, size, ok := parseCall(body, &budget)
 		if !ok || n > len(defs) || out.Len() > maxExpanded {
-			out.WriteByte('{')
-			body = body[1:]
+			copyPiece(1)
 			continue
 		}
-		fillTemplate(&out, defs[n-1], args)
+		d := defs[n-1]
+		f := filler{out: &out, pieces: pieces, defAt: base + d.at, callAt: pos}
+		f.fill(d.text, args)
 		expanded = true
-		body = body[size:]
+		body, pos = body[size:], pos+size
 	}
-	out.WriteString(body)
+	copyPiece(len(body))
 	if !expanded {
-		return s
+		return s, false
 	}
-	return out.String()
+	return out.String(), true
+}
+
+// tmplDef is a template's body and where it starts in the header.
+type tmplDef struct {
+	text string
+	at   int
 }
 
 // templateDefs splits "T1: …\nT2: …" into the template bodies; a body may span lines.
-func templateDefs(header string) []string {
-	var defs []string
+func templateDefs(header string) []tmplDef {
+	var defs []tmplDef
 	rest := header
 	for k := 1; ; k++ {
 		prefix := "T" + strconv.Itoa(k) + ": "
@@ -69,19 +100,26 @@ func templateDefs(header string) []string {
 			return defs
 		}
 		rest = rest[len(prefix):]
+		at := len(header) - len(rest)
 		end := strings.Index(rest, "\nT"+strconv.Itoa(k+1)+": ")
 		if end < 0 {
-			return append(defs, rest)
+			return append(defs, tmplDef{rest, at})
 		}
-		defs = append(defs, rest[:end])
+		defs = append(defs, tmplDef{rest[:end], at})
 		rest = rest[end+1:]
 	}
+}
+
+// callArg is an argument of a call and where it is written, relative to the call.
+type callArg struct {
+	value      string
+	start, end int
 }
 
 // parseCall reads `{T<n>(arg,…)}` at the start of s and returns n, the arguments and the
 // call's length. Every byte it looks at is charged to *budget; with the budget spent it
 // reads nothing more.
-func parseCall(s string, budget *int) (n int, args []string, size int, ok bool) {
+func parseCall(s string, budget *int) (n int, args []callArg, size int, ok bool) {
 	i := 2
 	for i < len(s) && i < 8 && s[i] >= '0' && s[i] <= '9' {
 		n = n*10 + int(s[i]-'0')
@@ -115,7 +153,7 @@ func parseCall(s string, budget *int) (n int, args []string, size int, ok bool) 
 			}
 			arg, end = strings.TrimSpace(s[i:i+k]), i+k
 		}
-		args = append(args, arg)
+		args = append(args, callArg{arg, i, end})
 		if end >= len(s) {
 			return 0, nil, 0, false
 		}
@@ -131,7 +169,7 @@ func parseCall(s string, budget *int) (n int, args []string, size int, ok bool) 
 	return 0, nil, 0, false
 }
 
-func closeCall(s string, i, n int, args []string) (int, []string, int, bool) {
+func closeCall(s string, i, n int, args []callArg) (int, []callArg, int, bool) {
 	if i >= len(s) || s[i] != '}' {
 		return 0, nil, 0, false
 	}
@@ -155,16 +193,31 @@ func closingQuote(s string, i int, budget *int) int {
 	return -1
 }
 
-// fillTemplate writes tmpl with $n replaced by args[n-1], escaped so that the parser reads
-// the value back: quoted after '=' (an attribute), as text elsewhere.
-func fillTemplate(out *strings.Builder, tmpl string, args []string) {
+// filler writes a template with its arguments, recording the pieces when asked to.
+type filler struct {
+	out    *strings.Builder
+	pieces *[]piece
+	defAt  int // where the template's body starts in the input
+	callAt int // where the call starts in the input
+}
+
+func (f filler) write(s string, src, srcEnd int, arg bool) {
+	if f.pieces != nil && s != "" {
+		*f.pieces = append(*f.pieces, piece{out: f.out.Len(), outEnd: f.out.Len() + len(s), src: src, srcEnd: srcEnd, arg: arg})
+	}
+	f.out.WriteString(s)
+}
+
+// fill writes tmpl with $n replaced by args[n-1], escaped so that the parser reads the
+// value back: quoted after '=' (an attribute), as text elsewhere.
+func (f filler) fill(tmpl string, args []callArg) {
 	for i := 0; i < len(tmpl); {
 		d := strings.IndexByte(tmpl[i:], '$')
 		if d < 0 {
-			out.WriteString(tmpl[i:])
+			f.write(tmpl[i:], f.defAt+i, f.defAt+len(tmpl), false)
 			return
 		}
-		out.WriteString(tmpl[i : i+d])
+		f.write(tmpl[i:i+d], f.defAt+i, f.defAt+i+d, false)
 		at := i + d
 		j, n := at+1, 0
 		for j < len(tmpl) && j < at+7 && tmpl[j] >= '0' && tmpl[j] <= '9' {
@@ -172,16 +225,17 @@ func fillTemplate(out *strings.Builder, tmpl string, args []string) {
 			j++
 		}
 		if n < 1 || n > len(args) {
-			out.WriteByte('$')
+			f.write("$", f.defAt+at, f.defAt+at+1, false)
 			i = at + 1
 			continue
 		}
-		v := html.EscapeString(args[n-1])
+		a := args[n-1]
+		v := html.EscapeString(a.value)
 		if at > 0 && tmpl[at-1] == '=' {
 			v = `"` + v + `"`
 		}
-		out.WriteString(v)
-		if out.Len() > maxExpanded {
+		f.write(v, f.callAt+a.start, f.callAt+a.end, true)
+		if f.out.Len() > maxExpanded {
 			return
 		}
 		i = j

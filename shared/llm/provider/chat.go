@@ -17,6 +17,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/screenagent/backend/shared/httpretry"
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/tracing"
 )
@@ -65,16 +66,13 @@ type Options struct {
 
 // Client is a chat-completions client for an OpenAI-compatible endpoint.
 type Client struct {
-	completions    openai.ChatCompletionService
-	info           llm.Info
-	tokens         TokenSource
-	attemptTimeout time.Duration
-	margin         time.Duration
-	backoff        time.Duration
+	completions openai.ChatCompletionService
+	info        llm.Info
+	tokens      TokenSource
+	retry       httpretry.Policy
 	// maxCompletionTokens: OpenAI's own API refuses max_tokens for its reasoning models, while
 	// other OpenAI-compatible servers (GigaChat, older local servers) know only max_tokens.
 	maxCompletionTokens bool
-	sleep               func(context.Context, time.Duration) error
 }
 
 var _ llm.Client = (*Client)(nil)
@@ -105,13 +103,17 @@ func New(o Options) (*Client, error) {
 			option.WithHTTPClient(hc),
 			option.WithMaxRetries(0),
 		),
-		info:                llm.Info{Provider: o.Provider, Model: o.Model, BaseURL: o.BaseURL},
-		tokens:              o.Tokens,
-		attemptTimeout:      orDefault(o.AttemptTimeout, llm.DefaultAttemptTimeout),
-		margin:              orDefault(o.SafetyMargin, DefaultSafetyMargin),
-		backoff:             orDefault(o.Backoff, DefaultBackoff),
+		info:   llm.Info{Provider: o.Provider, Model: o.Model, BaseURL: o.BaseURL},
+		tokens: o.Tokens,
+		retry: httpretry.Policy{
+			MaxAttempts:    maxAttempts,
+			AttemptTimeout: orDefault(o.AttemptTimeout, llm.DefaultAttemptTimeout),
+			Margin:         orDefault(o.SafetyMargin, DefaultSafetyMargin),
+			MinAttempt:     minAttempt,
+			Backoff:        orDefault(o.Backoff, DefaultBackoff),
+			MaxRetryAfter:  maxRetryAfter,
+		},
 		maxCompletionTokens: base.Hostname() == "api.openai.com",
-		sleep:               sleep,
 	}
 	return c, nil
 }
@@ -128,51 +130,26 @@ func (c *Client) Complete(ctx context.Context, req llm.Request) (llm.Response, e
 	if err != nil {
 		return llm.Response{}, &llm.Error{Provider: c.info.Provider, Err: err}
 	}
-	deadline, bounded := ctx.Deadline()
-	deadline = deadline.Add(-c.margin)
-	var last *failure
-	attempts := 0
-	for attempts < maxAttempts {
-		timeout := c.attemptTimeout
-		if bounded {
-			left := time.Until(deadline)
-			if left < minAttempt {
-				break
-			}
-			timeout = min(timeout, left)
-		}
-		attempts++
-		comp, f := c.attempt(ctx, params, timeout)
-		if f == nil {
-			return llm.Response{
-				Content: comp.Choices[0].Message.Content,
-				Usage: llm.Usage{
-					PromptTokens:     int(comp.Usage.PromptTokens),
-					CompletionTokens: int(comp.Usage.CompletionTokens),
-					TotalTokens:      int(comp.Usage.TotalTokens),
-				},
-				Model:    cmp.Or(comp.Model, c.info.Model),
-				Latency:  time.Since(start),
-				Attempts: attempts,
-			}, nil
-		}
-		last = f
-		if !f.retry || attempts == maxAttempts || f.retryAfter > maxRetryAfter {
-			break
-		}
-		wait := max(jitter(c.backoff<<(attempts-1)), f.retryAfter)
-		if bounded && time.Until(deadline)-wait < minAttempt {
-			break
-		}
-		if err := c.sleep(ctx, wait); err != nil {
-			last = &failure{err: fmt.Errorf("call abandoned: %w", err)}
-			break
-		}
-	}
+	var comp *openai.ChatCompletion
+	attempts, last := c.retry.Do(ctx, func(ctx context.Context, timeout time.Duration) *httpretry.Failure {
+		var f *httpretry.Failure
+		comp, f = c.attempt(ctx, params, timeout)
+		return f
+	})
 	if last == nil {
-		last = &failure{err: fmt.Errorf("no time left before the deadline: %w", context.DeadlineExceeded)}
+		return llm.Response{
+			Content: comp.Choices[0].Message.Content,
+			Usage: llm.Usage{
+				PromptTokens:     int(comp.Usage.PromptTokens),
+				CompletionTokens: int(comp.Usage.CompletionTokens),
+				TotalTokens:      int(comp.Usage.TotalTokens),
+			},
+			Model:    cmp.Or(comp.Model, c.info.Model),
+			Latency:  time.Since(start),
+			Attempts: attempts,
+		}, nil
 	}
-	return llm.Response{}, &llm.Error{Provider: c.info.Provider, StatusCode: last.status, Code: last.code, Attempts: attempts, Err: last.err}
+	return llm.Response{}, &llm.Error{Provider: c.info.Provider, StatusCode: last.Status, Code: last.Code, Attempts: attempts, Err: last.Err}
 }
 
 func (c *Client) params(req llm.Request) (openai.ChatCompletionNewParams, error) {
@@ -206,7 +183,7 @@ func (c *Client) params(req llm.Request) (openai.ChatCompletionNewParams, error)
 }
 
 // attempt makes one HTTP call bounded by timeout.
-func (c *Client) attempt(ctx context.Context, params openai.ChatCompletionNewParams, timeout time.Duration) (*openai.ChatCompletion, *failure) {
+func (c *Client) attempt(ctx context.Context, params openai.ChatCompletionNewParams, timeout time.Duration) (*openai.ChatCompletion, *httpretry.Failure) {
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var httpRes *http.Response
@@ -222,15 +199,15 @@ func (c *Client) attempt(ctx context.Context, params openai.ChatCompletionNewPar
 	comp, err := c.completions.New(actx, params, opts...)
 	if err != nil {
 		f := classify(ctx, err, httpRes, timeout)
-		if f.status == http.StatusUnauthorized && c.tokens != nil {
+		if f.Status == http.StatusUnauthorized && c.tokens != nil {
 			// The token was revoked or expired early; a fresh one may well work.
 			c.tokens.Invalidate(token)
-			f.retry = true
+			f.Retry = true
 		}
 		return nil, f
 	}
 	if len(comp.Choices) == 0 {
-		return nil, &failure{err: errors.New("reply has no choices")}
+		return nil, &httpretry.Failure{Err: errors.New("reply has no choices")}
 	}
 	return comp, nil
 }
@@ -240,15 +217,4 @@ func orDefault(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -43,7 +43,7 @@ func newTestChat(t *testing.T, baseURL string, o Options) (*Client, *waits) {
 		t.Fatal(err)
 	}
 	w := &waits{}
-	c.sleep = w.sleep
+	c.retry.Sleep = w.sleep
 	return c, w
 }
 

@@ -4,37 +4,23 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
-	"strings"
-	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
-
-	"github.com/screenagent/backend/shared/awsconfig"
 	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/llm"
+	"github.com/screenagent/backend/shared/secret"
 	"github.com/screenagent/backend/shared/tracing"
 )
-
-// secretTimeout bounds the cold-start read of a key from Secrets Manager.
-const secretTimeout = 5 * time.Second
-
-// SecretGetter is the part of the Secrets Manager client FromConfig uses.
-type SecretGetter interface {
-	GetSecretValue(ctx context.Context, in *secretsmanager.GetSecretValueInput, optFns ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error)
-}
 
 // Setup is what FromConfig needs beyond config.Config. The zero value reads the process
 // environment and, only when a secret ARN is configured, AWS Secrets Manager.
 type Setup struct {
 	Getenv  func(string) string
-	Secrets SecretGetter
+	Secrets secret.Getter
 }
 
 // FromConfig builds the configured client at cold start. The key comes from OPENAI_API_KEY (or
@@ -48,14 +34,12 @@ func FromConfig(ctx context.Context, cfg config.Config, setup Setup) (*Client, l
 	if s.Key == "" {
 		secrets := setup.Secrets
 		if secrets == nil {
-			awsCfg, err := awsconfig.Load(ctx, "")
-			if err != nil {
+			if secrets, err = secret.NewGetter(ctx); err != nil {
 				return nil, s.Info(), err
 			}
-			secrets = secretsmanager.NewFromConfig(awsCfg)
 		}
-		if s.Key, err = readSecret(ctx, secrets, s.KeySecret); err != nil {
-			return nil, s.Info(), err
+		if s.Key, err = secret.ReadKey(ctx, secrets, s.KeySecret); err != nil {
+			return nil, s.Info(), fmt.Errorf("llm: %w", err)
 		}
 	}
 	var c *Client
@@ -91,33 +75,6 @@ func Load(ctx context.Context, cfg config.Config, logger *slog.Logger) (llm.Clie
 		return nil, info, err
 	}
 	return c, info, nil
-}
-
-// readSecret reads an API key from Secrets Manager. Errors name the secret, never its value.
-func readSecret(ctx context.Context, secrets SecretGetter, arn string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, secretTimeout)
-	defer cancel()
-	out, err := secrets.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(arn)})
-	if err != nil {
-		return "", fmt.Errorf("llm: read secret %s: %w", arn, err)
-	}
-	if out.SecretString == nil {
-		return "", fmt.Errorf("llm: secret %s has no string value", arn)
-	}
-	v := strings.TrimSpace(*out.SecretString)
-	if strings.HasPrefix(v, "{") {
-		var doc struct {
-			APIKey string `json:"apiKey"`
-		}
-		if json.Unmarshal([]byte(v), &doc) != nil {
-			return "", fmt.Errorf("llm: secret %s is not valid JSON", arn)
-		}
-		v = strings.TrimSpace(doc.APIKey)
-	}
-	if v == "" {
-		return "", fmt.Errorf(`llm: secret %s is empty (want the key, or JSON {"apiKey": "..."})`, arn)
-	}
-	return v, nil
 }
 
 // trustingHTTPClient returns a traced client that also trusts the PEM certificates given.

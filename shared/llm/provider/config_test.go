@@ -106,8 +106,8 @@ func TestFromConfigGigaChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info != (llm.Info{Provider: "gigachat", Model: llm.GigaChatModel, BaseURL: srv.URL()}) || c.attemptTimeout != 7500*time.Millisecond {
-		t.Errorf("got info %+v, attempt timeout %v", info, c.attemptTimeout)
+	if info != (llm.Info{Provider: "gigachat", Model: llm.GigaChatModel, BaseURL: srv.URL()}) || c.retry.AttemptTimeout != 7500*time.Millisecond {
+		t.Errorf("got info %+v, attempt timeout %v", info, c.retry.AttemptTimeout)
 	}
 	res, err := c.Complete(context.Background(), hello)
 	if err != nil || res.Content != "привет" {
@@ -125,6 +125,10 @@ func TestFromConfigNotConfigured(t *testing.T) {
 	_, info, err := FromConfig(context.Background(), config.Config{OpenAIModel: "m"}, Setup{Getenv: env(nil)})
 	if !errors.Is(err, llm.ErrNotConfigured) || info.Model != "m" {
 		t.Errorf("FromConfig() = %+v, %v; want llm.ErrNotConfigured with the model known", info, err)
+	}
+	var nc *llm.NotConfiguredError
+	if !errors.As(err, &nc) || !strings.Contains(nc.Advice(), "set OPENAI_BASE_URL and OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN") {
+		t.Errorf("FromConfig() error = %v, want a *llm.NotConfiguredError whose advice names the missing settings", err)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/screenagent/backend/shared/httpretry"
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/tracing"
 )
@@ -149,7 +150,7 @@ func (g *gigaChatTokens) exchange(ctx context.Context) (string, time.Time, error
 		return "", time.Time{}, fmt.Errorf("gigachat oauth: read reply: %w", err)
 	}
 	if res.StatusCode != http.StatusOK {
-		return "", time.Time{}, fmt.Errorf("gigachat oauth: %w", &statusError{StatusCode: res.StatusCode, Header: res.Header})
+		return "", time.Time{}, fmt.Errorf("gigachat oauth: %w", &httpretry.StatusError{StatusCode: res.StatusCode, Header: res.Header})
 	}
 	var reply struct {
 		AccessToken string `json:"access_token"`

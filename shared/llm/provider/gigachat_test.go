@@ -42,7 +42,7 @@ func newGigaChat(t *testing.T, srv *llmtest.Server, key string) (*Client, *clock
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.sleep = (&waits{}).sleep
+	c.retry.Sleep = (&waits{}).sleep
 	return c, clk
 }
 

@@ -5,20 +5,24 @@
 package runapi
 
 import (
+	"context"
 	"errors"
 	"log/slog"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
 
-	"github.com/google/uuid"
-
+	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/history"
 	"github.com/screenagent/backend/shared/httpapi"
+	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/ratelimit"
 	"github.com/screenagent/backend/shared/retention"
 	"github.com/screenagent/backend/shared/runs"
+	"github.com/screenagent/backend/shared/runs/gate"
 	"github.com/screenagent/backend/shared/runs/runsdb"
 )
 
@@ -27,11 +31,19 @@ type errorBody struct {
 	Message string       `json:"message"`
 }
 
+// LLMRetryAfter is the Retry-After, in seconds, of a step the model could not decide.
+const LLMRetryAfter = 5
+
 // WriteError writes err in the run API's error body with the status of its code. The cause of a
-// server error goes to the request's log line, never to the client.
+// server error goes to the request's log line, never to the client. LLM_ERROR answers 503 here
+// (500 on /api/*): the run is unchanged and the thin client is meant to retry the step.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	e := httpapi.AsError(httpError(err))
-	if e.Cause != nil || e.Status() >= 500 {
+	status := e.Status()
+	if e.Code == httpapi.CodeLLM {
+		status = http.StatusServiceUnavailable
+	}
+	if e.Cause != nil || status >= 500 {
 		attrs := []slog.Attr{slog.String("code", string(e.Code))}
 		if e.Cause != nil {
 			attrs = append(attrs, slog.String("error", e.Cause.Error()))
@@ -41,7 +53,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
-	httpapi.WriteJSON(w, e.Status(), errorBody{Error: e.Code, Message: e.Message})
+	httpapi.WriteJSON(w, status, errorBody{Error: e.Code, Message: e.Message})
 }
 
 // HandlerFunc is a handler that returns its error, written by WriteError.
@@ -56,7 +68,13 @@ func (h HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // httpError maps the run service's and authentication's errors to the API's codes.
 func httpError(err error) error {
 	conflict := func(msg string) error { return httpapi.Wrap(httpapi.CodeResourceConflict, msg, err) }
+	var notConfigured *llm.NotConfiguredError
+	var llmErr *runs.LLMError
 	switch {
+	case errors.As(err, &notConfigured):
+		return &httpapi.Error{Code: httpapi.CodeLLM, Message: notConfigured.Advice() + " The run is unchanged.", RetryAfter: LLMRetryAfter, Cause: err}
+	case errors.As(err, &llmErr):
+		return &httpapi.Error{Code: httpapi.CodeLLM, Message: llmErr.Message, RetryAfter: LLMRetryAfter, Cause: err}
 	case errors.Is(err, runs.ErrNotFound):
 		return httpapi.NewError(httpapi.CodeNotFound, "Run not found or expired.")
 	case errors.Is(err, runs.ErrFinished):
@@ -93,19 +111,36 @@ func NewStore(a *app.App) (*runsdb.Store, error) {
 	return s, nil
 }
 
+// TenantGate reads the tenants' additions to the security gate from the Accounts table.
+type TenantGate struct{ Accounts *accountsdb.Store }
+
+// GateCustom returns the tenant's risky words and URL patterns.
+func (g TenantGate) GateCustom(ctx context.Context, tenantID string) (gate.Custom, error) {
+	s, err := g.Accounts.GateSettings(ctx, tenantID)
+	if err != nil {
+		return gate.Custom{}, err
+	}
+	return gate.Custom{Words: s.Words, URLPatterns: s.URLPatterns}, nil
+}
+
 // pathPrefix is where the run id starts in every run route but start.
 const pathPrefix = "/agent/run/"
 
-// RunID returns the {runId} of /agent/run/{runId}[/...]. Anything but a lowercase canonical
-// UUID names no run: runs.ErrNotFound.
+// RunID returns the {runId} of /agent/run/{runId}[/...] in lower case, the form runs are issued
+// with; anything but a canonical UUID is 400 VALIDATION_ERROR naming runId, as a malformed id is
+// on every other route.
 func RunID(r *http.Request) (string, error) {
-	rest, ok := strings.CutPrefix(r.URL.Path, pathPrefix)
-	if !ok {
-		return "", runs.ErrNotFound
-	}
+	rest, _ := strings.CutPrefix(r.URL.Path, pathPrefix)
 	id, _, _ := strings.Cut(rest, "/")
-	if parsed, err := uuid.Parse(id); err != nil || parsed.String() != id {
-		return "", runs.ErrNotFound
+	return history.ParseID("runId", id)
+}
+
+// ReadBody reads a run API request body (httpapi.ReadBody) whose Content-Type is JSON, absent,
+// or text/plain: the documented client posts /answer with fetch and no headers, which sends its
+// JSON string as text/plain. Any other type is 415 UNSUPPORTED_MEDIA_TYPE, as on /api/*.
+func ReadBody(r *http.Request) ([]byte, error) {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && mt == "text/plain" {
+		return httpapi.ReadBody(r)
 	}
-	return id, nil
+	return httpapi.ReadJSONBody(r)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/runs"
 )
 
@@ -31,7 +32,11 @@ func TestWriteError(t *testing.T) {
 			`{"error":"VALIDATION_ERROR","message":"Invalid request: snapshot.elements[3].text must be at most 200 characters, got 201"}`},
 		{"database", fmt.Errorf("get run: %w", &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "GetItem", Err: errors.New("refused")}), 500,
 			`{"error":"DATABASE_ERROR","message":"A database error occurred."}`},
+		{"no model configured", fmt.Errorf("run step: %w", &llm.NotConfiguredError{Provider: "openai", Missing: []string{"OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN"}}), 503,
+			`{"error":"LLM_ERROR","message":"No language model is configured: set OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN (locally in your shell or infra/env.json; in AWS through the stack's parameters). The run is unchanged."}`},
 		{"anything else", errors.New("secret internals"), 500, `{"error":"INTERNAL_ERROR","message":"An internal error occurred."}`},
+		{"llm", &runs.LLMError{Message: "The language model is unavailable: no reply in time. The run is unchanged: retry the step.", Err: errors.New("secret provider text")}, 503,
+			`{"error":"LLM_ERROR","message":"The language model is unavailable: no reply in time. The run is unchanged: retry the step."}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -39,6 +44,9 @@ func TestWriteError(t *testing.T) {
 			WriteError(w, httptest.NewRequest("POST", "/agent/run/x/step", nil), tc.err)
 			if w.Code != tc.wantStatus || w.Body.String() != tc.wantBody {
 				t.Errorf("got %d %s, want %d %s", w.Code, w.Body, tc.wantStatus, tc.wantBody)
+			}
+			if retry := w.Header().Get("Retry-After"); (tc.wantStatus == 503) != (retry != "") {
+				t.Errorf("Retry-After = %q, want one exactly on 503", retry)
 			}
 		})
 	}
@@ -51,15 +59,58 @@ func TestRunID(t *testing.T) {
 	}{
 		{"/agent/run/" + id + "/step", id},
 		{"/agent/run/" + id, id},
-		{"/agent/run/" + strings.ToUpper(id) + "/step", ""},
+		{"/agent/run/" + strings.ToUpper(id) + "/step", id},
 		{"/agent/run/42/step", ""},
+		{"/agent/run/{" + id + "}/step", ""},
+		{"/agent/run/urn:uuid:" + id, ""},
 		{"/agent/run/", ""},
-		{"/health", ""},
 	}
 	for _, tc := range cases {
 		got, err := RunID(httptest.NewRequest("GET", tc.path, nil))
-		if got != tc.want || (tc.want == "") != errors.Is(err, runs.ErrNotFound) {
-			t.Errorf("RunID(%s) = %q, %v; want %q", tc.path, got, err, tc.want)
+		if tc.want != "" {
+			if got != tc.want || err != nil {
+				t.Errorf("RunID(%s) = %q, %v; want %q", tc.path, got, err, tc.want)
+			}
+			continue
+		}
+		w := httptest.NewRecorder()
+		WriteError(w, httptest.NewRequest("GET", tc.path, nil), err)
+		if want := `{"error":"VALIDATION_ERROR","message":"Invalid request: runId must be a UUID"}`; w.Code != 400 || w.Body.String() != want {
+			t.Errorf("RunID(%s) = %q, then %d %s; want 400 %s", tc.path, got, w.Code, w.Body, want)
+		}
+	}
+}
+
+func TestReadBody(t *testing.T) {
+	cases := []struct {
+		contentType string
+		wantStatus  int
+	}{
+		{"", 0},
+		{"application/json", 0},
+		{"application/json; charset=utf-8", 0},
+		{"text/plain;charset=UTF-8", 0},
+		{"application/x-www-form-urlencoded", 415},
+		{"multipart/form-data; boundary=x", 415},
+		{"application/xml", 415},
+		{"not a media type", 415},
+	}
+	for _, tc := range cases {
+		r := httptest.NewRequest("POST", "/agent/run/start", strings.NewReader(`{"task":"t"}`))
+		if tc.contentType != "" {
+			r.Header.Set("Content-Type", tc.contentType)
+		}
+		body, err := ReadBody(r)
+		if tc.wantStatus == 0 {
+			if err != nil || string(body) != `{"task":"t"}` {
+				t.Errorf("Content-Type %q: %q, %v; want the body", tc.contentType, body, err)
+			}
+			continue
+		}
+		w := httptest.NewRecorder()
+		WriteError(w, r, err)
+		if w.Code != tc.wantStatus || !strings.Contains(w.Body.String(), `"error":"UNSUPPORTED_MEDIA_TYPE"`) {
+			t.Errorf("Content-Type %q: %d %s, want %d UNSUPPORTED_MEDIA_TYPE", tc.contentType, w.Code, w.Body, tc.wantStatus)
 		}
 	}
 }

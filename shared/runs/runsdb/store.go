@@ -102,6 +102,7 @@ type headerItem struct {
 	CurrentSnapshot *runs.Snapshot    `dynamodbav:"currentSnapshot,omitempty"`
 	Reflections     []runs.Reflection `dynamodbav:"reflections"`
 	LastResult      *runs.Result      `dynamodbav:"lastResult,omitempty"`
+	LastAnswer      *runs.UserAnswer  `dynamodbav:"lastAnswer,omitempty"`
 	Result          string            `dynamodbav:"result,omitempty"`
 	Error           string            `dynamodbav:"error,omitempty"`
 	CreatedAt       string            `dynamodbav:"createdAt"`
@@ -114,7 +115,7 @@ func (s *Store) headerOf(r runs.Run) headerItem {
 		PK: RunPK(r.TenantID, r.ID), SK: HeaderSK, RunID: r.ID, TenantID: r.TenantID, UserID: r.UserID,
 		Task: r.Task, Mode: string(r.Mode), Status: string(r.Status), CurrentStep: r.CurrentStep, MaxSteps: r.MaxSteps,
 		PendingQuestion: r.PendingQuestion, PendingTool: r.PendingTool, CurrentSnapshot: r.CurrentSnapshot,
-		Reflections: r.Reflections, LastResult: r.LastResult, Result: r.Result, Error: r.Error,
+		Reflections: r.Reflections, LastResult: r.LastResult, LastAnswer: r.LastAnswer, Result: r.Result, Error: r.Error,
 		CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339Nano),
 		ExpiresAt: s.Retention.ExpiresAt(r.Status, r.UpdatedAt).Unix(),
 	}
@@ -137,7 +138,7 @@ func (i headerItem) run() runs.Run {
 		ID: i.RunID, TenantID: i.TenantID, UserID: i.UserID, Task: i.Task, Mode: runs.Mode(i.Mode),
 		Status: runs.Status(i.Status), CurrentStep: i.CurrentStep, MaxSteps: i.MaxSteps,
 		PendingQuestion: i.PendingQuestion, PendingTool: i.PendingTool, CurrentSnapshot: i.CurrentSnapshot,
-		Reflections: i.Reflections, LastResult: i.LastResult, Result: i.Result, Error: i.Error,
+		Reflections: i.Reflections, LastResult: i.LastResult, LastAnswer: i.LastAnswer, Result: i.Result, Error: i.Error,
 		CreatedAt: created, UpdatedAt: updated,
 	}
 }
@@ -155,6 +156,7 @@ type entryItem struct {
 	PreviousResult *runs.Result     `dynamodbav:"previousResult,omitempty"`
 	UserAnswer     *runs.UserAnswer `dynamodbav:"userAnswer,omitempty"`
 	URL            string           `dynamodbav:"url,omitempty"`
+	PageHash       string           `dynamodbav:"pageHash,omitempty"`
 	Model          string           `dynamodbav:"model,omitempty"`
 	Usage          runs.Usage       `dynamodbav:"usage"`
 	LLMAttempts    int              `dynamodbav:"llmAttempts"`
@@ -168,7 +170,7 @@ func (i entryItem) entry() runs.Entry {
 	return runs.Entry{
 		StepNumber: i.StepNumber, Action: i.Action, Tool: i.Tool, Question: i.Question, Answer: i.Answer,
 		Thought: i.Thought, Warning: i.Warning, PreviousResult: i.PreviousResult, UserAnswer: i.UserAnswer,
-		URL: i.URL, Model: i.Model, Usage: i.Usage, LLMAttempts: i.LLMAttempts,
+		URL: i.URL, PageHash: i.PageHash, Model: i.Model, Usage: i.Usage, LLMAttempts: i.LLMAttempts,
 		LLMLatency: time.Duration(i.LLMLatencyMs) * time.Millisecond, CreatedAt: created,
 	}
 }
@@ -303,7 +305,7 @@ func (s *Store) Save(ctx context.Context, prev, next runs.Run, entry *runs.Entry
 		av, err := attributevalue.MarshalMap(entryItem{
 			PK: pk, SK: stepSK(entry.StepNumber), StepNumber: entry.StepNumber, Action: entry.Action, Tool: entry.Tool,
 			Question: entry.Question, Answer: entry.Answer, Thought: entry.Thought, Warning: entry.Warning,
-			PreviousResult: entry.PreviousResult, UserAnswer: entry.UserAnswer, URL: entry.URL, Model: entry.Model,
+			PreviousResult: entry.PreviousResult, UserAnswer: entry.UserAnswer, URL: entry.URL, PageHash: entry.PageHash, Model: entry.Model,
 			Usage: entry.Usage, LLMAttempts: entry.LLMAttempts, LLMLatencyMs: entry.LLMLatency.Milliseconds(),
 			CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: now.Add(s.Retention.EntryLifetime(next.MaxSteps)).Unix(),
 		})

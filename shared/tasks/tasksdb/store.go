@@ -7,13 +7,24 @@
 //	step          PK=TENANT#<t>#TASK#<id>   SK=STEP#000012        written with attribute_not_exists
 //	debug entry   PK=TENANT#<t>#TASK#<id>   SK=DEBUG#<ts>#<id>    GSI1: TENANT#<t>#DEBUG / <ts>#<id> (tenant-wide, newest first)
 //	                                                              Retention: EXPIRES#<shard> / <expiresAt>
+//	verification  PK=TENANT#<t>#TASK#<id>   SK=VERIFICATION#000012
+//	                                                              Retention: EXPIRES#<shard> / <expiresAt>
+//	correction    PK=TENANT#<t>#TASK#<id>   SK=CORRECTION#000012#<ts>
+//	                                                              Retention: EXPIRES#<shard> / <expiresAt>
 //	idempotency   PK=TENANT#<t>#IDEM#<sha256(key)>  SK=IDEM       Retention: EXPIRES#<shard> / <expiresAt>
+//
+// A step in progress holds its task with a lease (leaseId, leaseUntil on the header; package
+// dynamo) and its Idempotency-Key with a pending record (pending, claimId, expiring with the claim),
+// so that concurrent requests neither decide the same step twice nor pay for an LLM call that
+// could never be stored. The step's commit replaces both.
 //
 // Every item carries expiresAt (epoch seconds, the table's TTL attribute); reads treat an item
 // past it as absent because TTL deletes lazily. Items with a retention of their own are in the
 // Retention index (package expiry), where the cleanup finds them; steps are deleted with their
-// task. No write renews an expired task: a step and FailTask require the header to be live, so
-// the cleanup can delete an expired task's partition without racing a writer.
+// task, and verification and correction records with their task if it goes before them. No
+// write renews an expired task: a step (and the records written in its transaction) and FailTask
+// require the header to be live, so the cleanup can delete an expired task's partition without
+// racing a writer.
 package tasksdb
 
 import (
@@ -70,24 +81,26 @@ func keyOf(pk, sk string) map[string]types.AttributeValue {
 }
 
 type taskItem struct {
-	PK            string `dynamodbav:"PK"`
-	SK            string `dynamodbav:"SK"`
-	GSI2PK        string `dynamodbav:"GSI2PK,omitempty"`
-	GSI2SK        string `dynamodbav:"GSI2SK,omitempty"`
-	RetentionPK   string `dynamodbav:"RetentionPK,omitempty"`
-	RetentionSK   string `dynamodbav:"RetentionSK,omitempty"`
-	TaskID        string `dynamodbav:"taskId"`
-	TenantID      string `dynamodbav:"tenantId"`
-	UserID        string `dynamodbav:"userId"`
-	SessionID     string `dynamodbav:"sessionId"`
-	URL           string `dynamodbav:"url"`
-	Query         string `dynamodbav:"query"`
-	Status        string `dynamodbav:"status"`
-	StepCount     int    `dynamodbav:"stepCount"`
-	FailureReason string `dynamodbav:"failureReason,omitempty"`
-	CreatedAt     string `dynamodbav:"createdAt"`
-	UpdatedAt     string `dynamodbav:"updatedAt"`
-	ExpiresAt     int64  `dynamodbav:"expiresAt"`
+	PK            string       `dynamodbav:"PK"`
+	SK            string       `dynamodbav:"SK"`
+	GSI2PK        string       `dynamodbav:"GSI2PK,omitempty"`
+	GSI2SK        string       `dynamodbav:"GSI2SK,omitempty"`
+	RetentionPK   string       `dynamodbav:"RetentionPK,omitempty"`
+	RetentionSK   string       `dynamodbav:"RetentionSK,omitempty"`
+	TaskID        string       `dynamodbav:"taskId"`
+	TenantID      string       `dynamodbav:"tenantId"`
+	UserID        string       `dynamodbav:"userId"`
+	SessionID     string       `dynamodbav:"sessionId"`
+	URL           string       `dynamodbav:"url"`
+	Query         string       `dynamodbav:"query"`
+	Status        string       `dynamodbav:"status"`
+	StepCount     int          `dynamodbav:"stepCount"`
+	FailureReason string       `dynamodbav:"failureReason,omitempty"`
+	Result        string       `dynamodbav:"result,omitempty"`
+	Memory        tasks.Memory `dynamodbav:"memory"`
+	CreatedAt     string       `dynamodbav:"createdAt"`
+	UpdatedAt     string       `dynamodbav:"updatedAt"`
+	ExpiresAt     int64        `dynamodbav:"expiresAt"`
 }
 
 func (i taskItem) task() tasks.Task {
@@ -95,7 +108,8 @@ func (i taskItem) task() tasks.Task {
 	updated, _ := time.Parse(time.RFC3339Nano, i.UpdatedAt)
 	return tasks.Task{
 		ID: i.TaskID, TenantID: i.TenantID, UserID: i.UserID, SessionID: i.SessionID, URL: i.URL, Query: i.Query,
-		Status: tasks.Status(i.Status), StepCount: i.StepCount, FailureReason: i.FailureReason, CreatedAt: created, UpdatedAt: updated,
+		Status: tasks.Status(i.Status), StepCount: i.StepCount, FailureReason: i.FailureReason, Result: i.Result, Memory: i.Memory,
+		CreatedAt: created, UpdatedAt: updated,
 	}
 }
 
@@ -107,6 +121,7 @@ type stepItem struct {
 	Action         string        `dynamodbav:"action"`
 	ModelAction    string        `dynamodbav:"modelAction,omitempty"`
 	PreviousReport *tasks.Report `dynamodbav:"previousReport,omitempty"`
+	UserMessage    string        `dynamodbav:"userMessage,omitempty"`
 	URL            string        `dynamodbav:"url"`
 	Usage          tasks.Usage   `dynamodbav:"usage"`
 	Model          string        `dynamodbav:"model,omitempty"`
@@ -121,7 +136,7 @@ func (i stepItem) step() tasks.Step {
 	created, _ := time.Parse(time.RFC3339Nano, i.CreatedAt)
 	return tasks.Step{
 		Index: i.StepIndex, Thought: i.Thought, Action: i.Action, ModelAction: i.ModelAction, PreviousReport: i.PreviousReport,
-		URL: i.URL, Usage: i.Usage, Model: i.Model, LLMAttempts: i.LLMAttempts,
+		UserMessage: i.UserMessage, URL: i.URL, Usage: i.Usage, Model: i.Model, LLMAttempts: i.LLMAttempts,
 		LLMLatency: time.Duration(i.LLMLatencyMs) * time.Millisecond, Duration: time.Duration(i.DurationMs) * time.Millisecond,
 		CreatedAt: created,
 	}
@@ -198,7 +213,7 @@ func (s *Store) StepItems(task tasks.Task, isNew bool, step tasks.Step, status t
 	header := taskItem{
 		PK: taskPK(task.TenantID, task.ID), SK: "TASK",
 		TaskID: task.ID, TenantID: task.TenantID, UserID: task.UserID, SessionID: task.SessionID, URL: task.URL, Query: task.Query,
-		Status: string(status), StepCount: task.StepCount + 1, FailureReason: task.FailureReason,
+		Status: string(status), StepCount: task.StepCount + 1, FailureReason: task.FailureReason, Result: task.Result, Memory: task.Memory,
 		CreatedAt: now.Format(time.RFC3339Nano), UpdatedAt: now.Format(time.RFC3339Nano), ExpiresAt: expires,
 	}
 	if !task.CreatedAt.IsZero() {
@@ -227,7 +242,7 @@ func (s *Store) StepItems(task tasks.Task, isNew bool, step tasks.Step, status t
 	}
 	stepAV, err := attributevalue.MarshalMap(stepItem{
 		PK: header.PK, SK: stepSK(step.Index), StepIndex: step.Index, Thought: step.Thought, Action: step.Action,
-		ModelAction: step.ModelAction, PreviousReport: step.PreviousReport, URL: step.URL, Usage: step.Usage, Model: step.Model,
+		ModelAction: step.ModelAction, PreviousReport: step.PreviousReport, UserMessage: step.UserMessage, URL: step.URL, Usage: step.Usage, Model: step.Model,
 		LLMAttempts: step.LLMAttempts, LLMLatencyMs: step.LLMLatency.Milliseconds(), DurationMs: step.Duration.Milliseconds(),
 		CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: expires,
 	})
@@ -281,11 +296,13 @@ func (s *Store) FailTask(ctx context.Context, task tasks.Task, reason string) er
 type idemItem struct {
 	PK          string `dynamodbav:"PK"`
 	SK          string `dynamodbav:"SK"`
-	RetentionPK string `dynamodbav:"RetentionPK"`
-	RetentionSK string `dynamodbav:"RetentionSK"`
+	RetentionPK string `dynamodbav:"RetentionPK,omitempty"`
+	RetentionSK string `dynamodbav:"RetentionSK,omitempty"`
 	RequestHash string `dynamodbav:"requestHash"`
 	StatusCode  int    `dynamodbav:"statusCode"`
 	Body        []byte `dynamodbav:"body"`
+	Pending     bool   `dynamodbav:"pending,omitempty"`
+	ClaimID     string `dynamodbav:"claimId,omitempty"`
 	CreatedAt   string `dynamodbav:"createdAt"`
 	ExpiresAt   int64  `dynamodbav:"expiresAt"`
 }
@@ -309,7 +326,87 @@ func (s *Store) GetIdempotency(ctx context.Context, tenantID, key string) (tasks
 		return tasks.IdempotencyRecord{}, tasks.ErrNotFound
 	}
 	created, _ := time.Parse(time.RFC3339Nano, it.CreatedAt)
-	return tasks.IdempotencyRecord{Key: key, RequestHash: it.RequestHash, StatusCode: it.StatusCode, Body: it.Body, CreatedAt: created}, nil
+	return tasks.IdempotencyRecord{Key: key, RequestHash: it.RequestHash, StatusCode: it.StatusCode, Body: it.Body, Pending: it.Pending, CreatedAt: created}, nil
+}
+
+// ClaimIdempotency records that a request with the key and requestHash is deciding its response,
+// until the claim lapses at until; claimID names the claimer. It is tasks.ErrIdempotencyRace when
+// the key has a live record (a response or another claim). The claim lives only until then and
+// stays out of the Retention index: TTL alone removes an abandoned one.
+func (s *Store) ClaimIdempotency(ctx context.Context, tenantID, key, requestHash, claimID string, until time.Time) error {
+	now := s.now()
+	av, err := attributevalue.MarshalMap(idemItem{
+		PK: idemPK(tenantID, key), SK: "IDEM", RequestHash: requestHash, Pending: true, ClaimID: claimID,
+		CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: until.Unix(),
+	})
+	if err != nil {
+		return fmt.Errorf("encode idempotency claim: %w", err)
+	}
+	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(s.table), Item: av,
+		ConditionExpression:       aws.String("attribute_not_exists(PK) OR expiresAt <= :now"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":now": &types.AttributeValueMemberN{Value: fmt.Sprint(now.Unix())}},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return tasks.ErrIdempotencyRace
+	}
+	if err != nil {
+		return fmt.Errorf("claim idempotency key: %w", err)
+	}
+	return nil
+}
+
+// ReleaseIdempotency removes the claim claimID made on the key, when it is still that pending
+// claim: a request that failed leaves the key free for its retry.
+func (s *Store) ReleaseIdempotency(ctx context.Context, tenantID, key, claimID string) error {
+	_, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: aws.String(s.table), Key: keyOf(idemPK(tenantID, key), "IDEM"),
+		ConditionExpression: aws.String("pending = :true AND claimId = :claim"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":true": &types.AttributeValueMemberBOOL{Value: true}, ":claim": &types.AttributeValueMemberS{Value: claimID},
+		},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if err != nil && !errors.As(err, &ccf) {
+		return fmt.Errorf("release idempotency claim: %w", err)
+	}
+	return nil
+}
+
+// LeaseTask holds the task for one step until until (package dynamo's lease), provided it is
+// still active, live and at the step count it was read with; otherwise, or when another request
+// holds it, tasks.ErrConflict. The step's commit replaces the header and so ends the lease.
+func (s *Store) LeaseTask(ctx context.Context, task tasks.Task, leaseID string, until time.Time) error {
+	now := s.now()
+	ok, err := s.lease(task.TenantID, task.ID, leaseID, until).Acquire(ctx, s.client, now, dynamo.Condition{
+		Expression: "stepCount = :expected AND #status = :active AND expiresAt > :now",
+		Names:      map[string]string{"#status": "status"},
+		Values: map[string]types.AttributeValue{
+			":expected": &types.AttributeValueMemberN{Value: fmt.Sprint(task.StepCount)},
+			":active":   &types.AttributeValueMemberS{Value: string(tasks.StatusActive)},
+			":now":      &types.AttributeValueMemberN{Value: fmt.Sprint(now.Unix())},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("lease task %s: %w", task.ID, err)
+	}
+	if !ok {
+		return tasks.ErrConflict
+	}
+	return nil
+}
+
+// ReleaseTask ends the lease leaseID holds on the task, if it still does.
+func (s *Store) ReleaseTask(ctx context.Context, tenantID, taskID, leaseID string) error {
+	if err := s.lease(tenantID, taskID, leaseID, time.Time{}).Release(ctx, s.client); err != nil {
+		return fmt.Errorf("release task %s: %w", taskID, err)
+	}
+	return nil
+}
+
+func (s *Store) lease(tenantID, taskID, leaseID string, until time.Time) dynamo.Lease {
+	return dynamo.Lease{Table: s.table, Key: keyOf(taskPK(tenantID, taskID), "TASK"), ID: leaseID, Until: until}
 }
 
 // IdempotencyItem is the write that records a response under its key, in the step's transaction,
@@ -328,9 +425,14 @@ func (s *Store) IdempotencyItem(tenantID string, rec tasks.IdempotencyRecord) (d
 	return dynamo.Item{
 		Write: types.TransactWriteItem{Put: &types.Put{
 			TableName: aws.String(s.table), Item: av,
-			// An expired record may be replaced: TTL has just not removed it yet.
-			ConditionExpression:       aws.String("attribute_not_exists(PK) OR expiresAt <= :now"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":now": &types.AttributeValueMemberN{Value: fmt.Sprint(now.Unix())}},
+			// An expired record may be replaced (TTL has just not removed it yet), and so may the
+			// pending claim of this request (ClaimIdempotency), which the response completes.
+			ConditionExpression: aws.String("attribute_not_exists(PK) OR expiresAt <= :now OR (pending = :true AND requestHash = :hash)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":now":  &types.AttributeValueMemberN{Value: fmt.Sprint(now.Unix())},
+				":true": &types.AttributeValueMemberBOOL{Value: true},
+				":hash": &types.AttributeValueMemberS{Value: rec.RequestHash},
+			},
 		}},
 		OnConditionFailed: tasks.ErrIdempotencyRace,
 	}, nil

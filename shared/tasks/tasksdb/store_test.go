@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -310,5 +311,127 @@ func TestAlignStepsToTheEndedTask(t *testing.T) {
 	}
 	if err := f.store.AlignSteps(ctx, "ten-a", "gone"); err != nil {
 		t.Errorf("AlignSteps of a missing task: %v, want nil", err)
+	}
+}
+
+// The engine logs each plan change as a "plan" entry whose data holds the plan: nested lists and
+// maps come back as written, and the log type filters them.
+func TestPlanDebugEntries(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	plan := map[string]any{
+		"revision": 2.0, "reason": "verification failed",
+		"plan": map[string]any{"currentStepIndex": 1.0, "steps": []any{
+			map[string]any{"description": "Open the cart", "status": "done"},
+			map[string]any{"description": "Check out", "status": "in_progress", "condition": "the cart is not empty", "onFalse": "stop"},
+		}},
+	}
+	for _, e := range []tasks.DebugEntry{
+		{ID: "d1", TaskID: "t1", LogType: "step", CreatedAt: f.now},
+		{ID: "d2", TaskID: "t1", LogType: "plan", Data: plan, CreatedAt: f.now.Add(time.Second)},
+	} {
+		if err := f.store.PutDebug(ctx, "ten-a", e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := f.store.ListDebug(ctx, "ten-a", DebugFilter{TaskID: "t1", LogType: "plan"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID != "d2" || !reflect.DeepEqual(got[0].Data, plan) {
+		t.Errorf("plan entries: got %+v, want d2 with %v", got, plan)
+	}
+}
+
+// TestTaskLease: one holder at a time, only on the task as it was read, ended by the step's
+// commit or by its release.
+func TestTaskLease(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	task := newTask("t1")
+	if err := f.append(t, task, true, "click(1)", tasks.StatusActive); err != nil {
+		t.Fatal(err)
+	}
+	task, _ = f.store.GetTask(ctx, "ten-a", "t1")
+	until := f.now.Add(35 * time.Second)
+	if err := f.store.LeaseTask(ctx, task, "a", until); err != nil {
+		t.Fatalf("first lease: %v", err)
+	}
+	if err := f.store.LeaseTask(ctx, task, "b", until); !errors.Is(err, tasks.ErrConflict) {
+		t.Errorf("second lease: %v, want ErrConflict", err)
+	}
+	if err := f.store.ReleaseTask(ctx, "ten-a", "t1", "b"); err != nil {
+		t.Errorf("release by a non-holder: %v, want nil (nothing to do)", err)
+	}
+	if err := f.store.ReleaseTask(ctx, "ten-a", "t1", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.LeaseTask(ctx, task, "b", until); err != nil {
+		t.Fatalf("lease after the release: %v", err)
+	}
+	if err := f.append(t, task, false, "click(2)", tasks.StatusActive); err != nil {
+		t.Fatalf("the holder's commit: %v", err)
+	}
+	if err := f.store.LeaseTask(ctx, task, "c", until); !errors.Is(err, tasks.ErrConflict) {
+		t.Errorf("lease on the task as it was before the commit: %v, want ErrConflict", err)
+	}
+	task, _ = f.store.GetTask(ctx, "ten-a", "t1")
+	if err := f.store.LeaseTask(ctx, task, "c", until); err != nil {
+		t.Errorf("lease after the commit: %v, want the commit to have ended the last one", err)
+	}
+}
+
+// TestIdempotencyClaim: a claim is pending until the response completes it; a second claim is a
+// race; a released claim frees the key; a claim completes only for its own request body.
+func TestIdempotencyClaim(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	until := f.now.Add(35 * time.Second)
+	if err := f.store.ClaimIdempotency(ctx, "ten-a", "k", "h", "c1", until); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := f.store.GetIdempotency(ctx, "ten-a", "k"); err != nil || !rec.Pending || rec.RequestHash != "h" {
+		t.Errorf("claimed record = %+v, %v; want pending with its hash", rec, err)
+	}
+	if err := f.store.ClaimIdempotency(ctx, "ten-a", "k", "h", "c2", until); !errors.Is(err, tasks.ErrIdempotencyRace) {
+		t.Errorf("second claim: %v, want ErrIdempotencyRace", err)
+	}
+	if err := f.store.ReleaseIdempotency(ctx, "ten-a", "k", "c2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.GetIdempotency(ctx, "ten-a", "k"); err != nil {
+		t.Errorf("another claimer's release removed the claim: %v", err)
+	}
+	complete := func(hash string) error {
+		it, err := f.store.IdempotencyItem("ten-a", tasks.IdempotencyRecord{Key: "k", RequestHash: hash, StatusCode: 200, Body: []byte(`{}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dynamo.Write(ctx, f.db.Client, []dynamo.Item{it})
+	}
+	if err := complete("other"); !errors.Is(err, tasks.ErrIdempotencyRace) {
+		t.Errorf("completing the claim with another body: %v, want ErrIdempotencyRace", err)
+	}
+	if err := complete("h"); err != nil {
+		t.Fatalf("completing the claim: %v", err)
+	}
+	if rec, err := f.store.GetIdempotency(ctx, "ten-a", "k"); err != nil || rec.Pending || string(rec.Body) != "{}" {
+		t.Errorf("completed record = %+v, %v; want the response", rec, err)
+	}
+	if err := f.store.ReleaseIdempotency(ctx, "ten-a", "k", "c1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.store.GetIdempotency(ctx, "ten-a", "k"); err != nil {
+		t.Errorf("releasing a completed record removed it: %v", err)
+	}
+	// A released claim frees the key at once.
+	if err := f.store.ClaimIdempotency(ctx, "ten-a", "k2", "h", "c3", until); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.ReleaseIdempotency(ctx, "ten-a", "k2", "c3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.ClaimIdempotency(ctx, "ten-a", "k2", "h", "c4", until); err != nil {
+		t.Errorf("claim after a release: %v", err)
 	}
 }

@@ -1,0 +1,113 @@
+package oracle
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Kind is what a move does.
+type Kind int
+
+const (
+	Click Kind = iota + 1
+	Fill
+	Scroll
+	Navigate
+	Wait
+	Ask
+	Finish
+	Fail
+)
+
+// Move is the oracle's decision, the same for both APIs; Reply writes it in the API's format.
+type Move struct {
+	Kind    Kind
+	Element Element
+	Text    string // Fill's text, Navigate's URL, Ask's question, Finish's answer, Fail's reason
+	Thought string
+}
+
+func click(e Element, thought string) Move { return Move{Kind: Click, Element: e, Thought: thought} }
+
+func fill(e Element, text, thought string) Move {
+	return Move{Kind: Fill, Element: e, Text: text, Thought: thought}
+}
+
+func ask(q string) Move { return Move{Kind: Ask, Text: q, Thought: "I need the user's help: " + q} }
+
+func finish(answer, thought string) Move { return Move{Kind: Finish, Text: answer, Thought: thought} }
+
+func fail(format string, args ...any) Move {
+	r := fmt.Sprintf(format, args...)
+	return Move{Kind: Fail, Text: r, Thought: "I cannot go on: " + r}
+}
+
+// scrollScreen is the run API's scroll for one screen, like interact's scroll("down").
+const scrollScreen = 680
+
+// Reply writes the move as the API's model reply.
+func (m Move) Reply(p *Prompt) string {
+	if p.API == Run {
+		return m.runReply()
+	}
+	action := ""
+	thought := m.Thought
+	switch m.Kind {
+	case Click:
+		action = "click(" + m.Element.ID + ")"
+	case Fill:
+		action = "setValue(" + m.Element.ID + ", " + strconv.Quote(m.Text) + ")"
+	case Scroll:
+		action = `scroll("down")`
+	case Navigate:
+		action = "navigate(" + strconv.Quote(m.Text) + ")"
+	case Wait:
+		action = "wait(2)"
+	case Ask:
+		action = "askUser(" + strconv.Quote(m.Text) + ")"
+	case Finish:
+		if p.FinishTakesAnswer && m.Text != "" {
+			action = "finish(" + strconv.Quote(m.Text) + ")"
+		} else {
+			// Without an answer channel the answer can only go in the thought.
+			action = "finish()"
+			if m.Text != "" && !strings.Contains(thought, m.Text) {
+				thought += " " + m.Text
+			}
+		}
+	case Fail:
+		action = "fail(" + strconv.Quote(m.Text) + ")"
+	}
+	return "<Thought>" + thought + "</Thought>\n<Action>" + action + "</Action>"
+}
+
+func (m Move) runReply() string {
+	var v map[string]any
+	tool := func(name string, args map[string]any) map[string]any {
+		return map[string]any{"type": "tool_call", "tool": map[string]any{"name": name, "arguments": args}, "thought": m.Thought}
+	}
+	switch m.Kind {
+	case Click:
+		v = tool("click", map[string]any{"id": m.Element.ID})
+	case Fill:
+		v = tool("type", map[string]any{"id": m.Element.ID, "text": m.Text, "submit": false})
+	case Scroll:
+		v = tool("scroll", map[string]any{"deltaY": scrollScreen})
+	case Navigate:
+		v = tool("navigate", map[string]any{"url": m.Text})
+	case Wait:
+		// The run API has no wait: a fresh snapshot is the way to see the page change.
+		v = tool("observe", map[string]any{})
+	case Ask:
+		v = map[string]any{"type": "ask_user", "question": m.Text, "thought": m.Thought}
+	case Finish:
+		v = map[string]any{"type": "final", "answer": m.Text, "thought": m.Thought}
+	case Fail:
+		// The run API ends only with an answer: the answer says the task could not be done.
+		v = map[string]any{"type": "final", "answer": "I could not complete the task: " + m.Text, "thought": m.Thought}
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

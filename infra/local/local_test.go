@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/screenagent/backend/infra/emulator"
+)
+
+func TestGateAnswers503UntilOpen(t *testing.T) {
+	g := newGate("starting DynamoDB Local")
+	g.setPhase("building functions (3 of 22)")
+	rec := httptest.NewRecorder()
+	g.ServeHTTP(rec, httptest.NewRequest("GET", "/api/health", nil))
+	var body startingBody
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Code != 503 || rec.Header().Get("Retry-After") != "5" || rec.Header().Get("Content-Type") != "application/json" {
+		t.Errorf("got %d Retry-After %q Content-Type %q, want 503, 5, application/json", rec.Code, rec.Header().Get("Retry-After"), rec.Header().Get("Content-Type"))
+	}
+	if body.Status != "starting" || body.Code != "SERVICE_UNAVAILABLE" || body.Success || body.Phase != "building functions (3 of 22)" ||
+		!strings.Contains(body.Message, "3 of 22") || body.RetryAfter != 5 {
+		t.Errorf("got body %+v, want a starting SERVICE_UNAVAILABLE naming the phase", body)
+	}
+
+	g.open(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) }))
+	rec = httptest.NewRecorder()
+	g.ServeHTTP(rec, httptest.NewRequest("GET", "/api/health", nil))
+	if rec.Code != http.StatusTeapot {
+		t.Errorf("after open: got %d, want the API's answer %d", rec.Code, http.StatusTeapot)
+	}
+}
+
+func TestStepSummary(t *testing.T) {
+	cases := []struct{ name, line, want string }{
+		{"interact step",
+			`{"time":"t","level":"INFO","msg":"request","route":"POST /api/agent/interact","status":200,"durationMs":812,"taskId":"7c1e0a52-3f1b-4a0e-9d59-1c2f0f5e8b33","step":2,"action":"click(2)","taskStatus":"active"}`,
+			"step  task 7c1e0a52 #2  click(2) -> active  (200, 812 ms)"},
+		{"run step",
+			`{"msg":"request","status":200,"durationMs":40,"runId":"9f0c2a9e-1b5d-4c3e-8a7f-6d5e4c3b2a10","step":3,"action":"execute_tool"}`,
+			"step  run 9f0c2a9e #3  execute_tool  (200, 40 ms)"},
+		{"other request", `{"msg":"request","status":200,"route":"GET /api/health"}`, ""},
+		{"not a request line", `{"msg":"built","action":"x","step":1}`, ""},
+		{"failed step has no action", `{"msg":"request","status":500,"code":"LLM_ERROR"}`, ""},
+		{"plain text", `panic: something`, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := stepSummary([]byte(tc.line)); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestStepLogForwardsEverything(t *testing.T) {
+	var out bytes.Buffer
+	l := &stepLog{dst: &out}
+	in := "plain line\n" + `{"msg":"request","status":200,"durationMs":1,"taskId":"abc","step":1,"action":"finish()","taskStatus":"completed"}` + "\n"
+	if n, err := l.Write([]byte(in)); err != nil || n != len(in) {
+		t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(in))
+	}
+	want := in + "step  task abc #1  finish() -> completed  (200, 1 ms)\n"
+	if out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+func TestBuildReporter(t *testing.T) {
+	var out bytes.Buffer
+	g := newGate("x")
+	r := newBuildReporter(&out, g, 2)
+	r.built(emulator.Built{Function: "AuthLoginFunction", Done: 1, Total: 2, Duration: 1500 * time.Millisecond})
+	r.built(emulator.Built{Function: "HealthFunction", Done: 2, Total: 2, Duration: time.Second, Err: errors.New("exit status 1")})
+	r.finish()
+	got := out.String()
+	for _, want := range []string{"building 2 functions", "built   1/2  AuthLoginFunction", "1.5s", "FAILED  2/2  HealthFunction", "functions built in"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	if g.phase != "building functions (2 of 2)" {
+		t.Errorf("gate phase %q, want building functions (2 of 2)", g.phase)
+	}
+}
+
+func TestDataNotice(t *testing.T) {
+	cases := []struct {
+		dir   string
+		fresh bool
+		want  string
+	}{
+		{"", false, "in memory"},
+		{"/repo/.local/dynamodb", false, "kept in /repo/.local/dynamodb; `make run FRESH=1` starts empty"},
+		{"/repo/.local/dynamodb", true, "Starting fresh"},
+	}
+	for _, tc := range cases {
+		if got := dataNotice(tc.dir, tc.fresh); !strings.Contains(got, tc.want) {
+			t.Errorf("dataNotice(%q, %v) = %q, want it to contain %q", tc.dir, tc.fresh, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// stepLog forwards the functions' output unchanged and, after the request line of an agent step
+// (interact or the run API), writes one line a person can follow:
+//
+//	step  task 7c1e0a52 #2  click(2) -> active  (200, 812 ms)
+//
+// The emulator writes whole lines, so each Write holds complete lines.
+type stepLog struct {
+	mu  sync.Mutex
+	dst io.Writer
+}
+
+// requestLine holds the fields of a function's request log line that a step line shows.
+type requestLine struct {
+	Msg        string `json:"msg"`
+	TaskID     string `json:"taskId"`
+	RunID      string `json:"runId"`
+	Step       *int   `json:"step"`
+	Action     string `json:"action"`
+	TaskStatus string `json:"taskStatus"`
+	Status     int    `json:"status"`
+	DurationMs int64  `json:"durationMs"`
+}
+
+func (s *stepLog) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.dst.Write(p); err != nil {
+		return 0, err
+	}
+	for line := range bytes.Lines(p) {
+		if summary := stepSummary(line); summary != "" {
+			fmt.Fprintln(s.dst, summary)
+		}
+	}
+	return len(p), nil
+}
+
+// stepSummary is the readable line for a request log line of an agent step, or "".
+func stepSummary(line []byte) string {
+	line = bytes.TrimSpace(line)
+	if !bytes.HasPrefix(line, []byte("{")) || !bytes.Contains(line, []byte(`"action"`)) {
+		return ""
+	}
+	var l requestLine
+	if json.Unmarshal(line, &l) != nil || l.Msg != "request" || l.Step == nil || l.Action == "" {
+		return ""
+	}
+	subject := "task " + short(l.TaskID)
+	if l.TaskID == "" {
+		subject = "run " + short(l.RunID)
+	}
+	outcome := l.Action
+	if l.TaskStatus != "" {
+		outcome += " -> " + l.TaskStatus
+	}
+	return fmt.Sprintf("step  %s #%d  %s  (%d, %d ms)", subject, *l.Step, outcome, l.Status, l.DurationMs)
+}
+
+// short is the first block of a UUID, enough to tell tasks apart in a terminal.
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}

@@ -1,0 +1,166 @@
+package drive
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/screenagent/backend/shared/runs"
+	"github.com/screenagent/backend/shared/tasks"
+)
+
+// API is a logged-in client of the backend's two agent APIs.
+type API struct {
+	base  string
+	token string
+	http  *http.Client
+}
+
+// callTimeout bounds one API call: a step is an LLM call inside a 29-second function budget.
+const callTimeout = 60 * time.Second
+
+// Login signs in with email and password at base (e.g. http://127.0.0.1:3000).
+func Login(ctx context.Context, base, email, password string) (*API, error) {
+	a := &API{base: strings.TrimRight(base, "/"), http: &http.Client{Timeout: callTimeout}}
+	var out struct {
+		Data struct {
+			AccessToken string `json:"accessToken"`
+		} `json:"data"`
+	}
+	if err := a.post(ctx, "/api/v1/auth/login", map[string]string{"email": email, "password": password}, &out); err != nil {
+		return nil, fmt.Errorf("login: %w", err)
+	}
+	if out.Data.AccessToken == "" {
+		return nil, fmt.Errorf("login: no access token in the answer")
+	}
+	a.token = out.Data.AccessToken
+	return a, nil
+}
+
+// APIError is a non-2xx answer of the API, with its body.
+type APIError struct {
+	Status int
+	Body   string
+}
+
+func (e *APIError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Body) }
+
+func (a *API) post(ctx context.Context, path string, in, out any) error {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.base+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if a.token != "" {
+		req.Header.Set("Authorization", "Bearer "+a.token)
+	}
+	resp, err := a.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		return &APIError{Status: resp.StatusCode, Body: strings.TrimSpace(string(raw))}
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("decode %s answer: %w", path, err)
+	}
+	return nil
+}
+
+// interactRequest is POST /api/agent/interact's body.
+type interactRequest struct {
+	URL              string             `json:"url"`
+	Query            string             `json:"query"`
+	DOM              string             `json:"dom"`
+	TaskID           string             `json:"taskId,omitempty"`
+	SessionID        string             `json:"sessionId,omitempty"`
+	LastActionStatus string             `json:"lastActionStatus,omitempty"`
+	LastActionError  *tasks.ActionError `json:"lastActionError,omitempty"`
+}
+
+// interactResponse is the part of the NextActionResponse the client acts on.
+type interactResponse struct {
+	Thought      string `json:"thought"`
+	Action       string `json:"action"`
+	TaskID       string `json:"taskId"`
+	SessionID    string `json:"sessionId"`
+	Status       string `json:"status"`
+	UserQuestion string `json:"userQuestion"`
+	// Result is the task's answer, when the server returns one with finish.
+	Result string `json:"result"`
+	Usage  *struct {
+		PromptTokens     int `json:"promptTokens"`
+		CompletionTokens int `json:"completionTokens"`
+	} `json:"usage"`
+}
+
+func (a *API) interact(ctx context.Context, in interactRequest) (interactResponse, error) {
+	var out struct {
+		Data interactResponse `json:"data"`
+	}
+	err := a.post(ctx, "/api/agent/interact", in, &out)
+	return out.Data, err
+}
+
+// runResult is ToolResult.
+type runResult struct {
+	Success bool   `json:"success"`
+	Message string `json:"message,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// runResponse is the answer of /step and /answer.
+type runResponse struct {
+	Action string `json:"action"`
+	Tool   *struct {
+		Name       string         `json:"name"`
+		Parameters map[string]any `json:"parameters"`
+	} `json:"tool"`
+	Question string `json:"question"`
+	Result   string `json:"result"`
+	Error    string `json:"error"`
+	State    struct {
+		Status      string `json:"status"`
+		CurrentStep int    `json:"currentStep"`
+	} `json:"state"`
+}
+
+func (a *API) runStart(ctx context.Context, task, mode string) (string, error) {
+	var out struct {
+		RunID string `json:"runId"`
+	}
+	if err := a.post(ctx, "/agent/run/start", map[string]string{"task": task, "mode": mode}, &out); err != nil {
+		return "", err
+	}
+	return out.RunID, nil
+}
+
+func (a *API) runStep(ctx context.Context, runID string, snap *runs.Snapshot, last *runResult) (runResponse, error) {
+	var out runResponse
+	err := a.post(ctx, "/agent/run/"+runID+"/step", map[string]any{"snapshot": snap, "lastActionResult": last}, &out)
+	return out, err
+}
+
+func (a *API) runAnswer(ctx context.Context, runID string, approved bool, answer string) (runResponse, error) {
+	in := map[string]any{"approved": approved}
+	if answer != "" {
+		in["answer"] = answer
+	}
+	var out runResponse
+	err := a.post(ctx, "/agent/run/"+runID+"/answer", in, &out)
+	return out, err
+}

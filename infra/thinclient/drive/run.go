@@ -1,0 +1,117 @@
+package drive
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/screenagent/backend/infra/thinclient/browser"
+)
+
+// Run runs the task through the run API (PROXY_SERVER_API.md): /start, then /step with each
+// snapshot and the last tool's result; an ask_user goes to the user and their answer to
+// /answer, whose approved tool the client then carries out.
+func Run(ctx context.Context, api *API, tab *browser.Tab, task Task) Transcript {
+	var tr Transcript
+	if o := tab.Open(ctx, task.StartURL); !o.OK {
+		return tr.stop(ctx, fmt.Errorf("open %s: %s", task.StartURL, o.Message))
+	}
+	mode := cmpOr(task.Mode, "autonomous")
+	runID, err := api.runStart(ctx, task.Text, mode)
+	if err != nil {
+		return tr.stop(ctx, fmt.Errorf("start run: %w", err))
+	}
+	var last *runResult
+	for n := 1; n <= task.maxSteps(); n++ {
+		sctx, cancel := context.WithTimeout(ctx, task.stepTimeout())
+		var done bool
+		last, done = runStep(sctx, api, tab, task, runID, n, last, &tr)
+		cancel()
+		if done {
+			return tr
+		}
+	}
+	return tr.capped(task.maxSteps())
+}
+
+// runStep sends one snapshot and handles the answer; done reports the run's end.
+func runStep(ctx context.Context, api *API, tab *browser.Tab, task Task, runID string, n int, last *runResult, tr *Transcript) (*runResult, bool) {
+	c, st, err := observe(ctx, tab, n)
+	if err != nil {
+		tr.stop(ctx, err)
+		return nil, true
+	}
+	resp, err := api.runStep(ctx, runID, &c.Snapshot, last)
+	if err != nil {
+		tr.stop(ctx, fmt.Errorf("step %d: %w", n, err))
+		return nil, true
+	}
+	if resp.Action == "ask_user" {
+		st.Action, st.Question = "ask_user", resp.Question
+		st.Reply, st.Approved = task.ask(resp.Question)
+		st.OK, st.Result = true, "The user answered."
+		tr.Steps = append(tr.Steps, st)
+		resp, err = api.runAnswer(ctx, runID, st.Approved, st.Reply)
+		if err != nil {
+			tr.stop(ctx, fmt.Errorf("answer: %w", err))
+			return nil, true
+		}
+		// The answer's tool is the approved action, carried out on the same page.
+		st = Step{N: st.N, URL: st.URL}
+	}
+	switch resp.Action {
+	case "execute_tool":
+		if resp.Tool == nil {
+			tr.stop(ctx, fmt.Errorf("step %d: execute_tool without a tool", n))
+			return nil, true
+		}
+		args, _ := json.Marshal(resp.Tool.Parameters)
+		st.Action = resp.Tool.Name + " " + string(args)
+		res := executeTool(ctx, tab, resp.Tool.Name, resp.Tool.Parameters)
+		st.OK, st.Result = res.Success, cmpOr(res.Message, res.Error)
+		tr.Steps = append(tr.Steps, st)
+		return &res, false
+	case "finish":
+		st.Action, st.OK, st.Result = "finish", true, "The task is done."
+		tr.Steps = append(tr.Steps, st)
+		tr.End, tr.Answer = Finished, resp.Result
+	case "error":
+		st.Action, st.Result = "error", resp.Error
+		tr.Steps = append(tr.Steps, st)
+		tr.End, tr.Reason = Failed, resp.Error
+		if resp.State.Status == "cancelled" {
+			tr.End = Stopped
+		}
+	default:
+		tr.stop(ctx, fmt.Errorf("step %d: unknown action %q", n, resp.Action))
+	}
+	return nil, true
+}
+
+// executeTool carries out a run API tool call in the tab.
+func executeTool(ctx context.Context, tab *browser.Tab, name string, p map[string]any) runResult {
+	str := func(k string) string { s, _ := p[k].(string); return s }
+	var o browser.Outcome
+	switch name {
+	case "observe":
+		return runResult{Success: true, Message: "Took a fresh snapshot of the page"}
+	case "navigate":
+		o = tab.Open(ctx, str("url"))
+	case "click":
+		o = tab.Click(ctx, str("id"))
+	case "type":
+		submit, _ := p["submit"].(bool)
+		o = tab.Type(ctx, str("id"), str("text"), submit)
+	case "scroll":
+		dy, _ := p["deltaY"].(float64)
+		o = tab.Scroll(ctx, dy)
+	case "press":
+		o = tab.Press(ctx, str("key"))
+	default:
+		return runResult{Error: fmt.Sprintf("%s: the client does not know the tool %q", CodeUnsupportedAction, name)}
+	}
+	if !o.OK {
+		return runResult{Error: o.Message}
+	}
+	return runResult{Success: true, Message: o.Message}
+}

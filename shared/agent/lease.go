@@ -1,0 +1,142 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/screenagent/backend/shared/tasks"
+)
+
+// TaskLeases is what the engine needs of the tasks store to hold a step's task and its
+// Idempotency-Key while it decides (tasksdb.Store).
+type TaskLeases interface {
+	LeaseTask(ctx context.Context, task tasks.Task, leaseID string, until time.Time) error
+	ReleaseTask(ctx context.Context, tenantID, taskID, leaseID string) error
+	ClaimIdempotency(ctx context.Context, tenantID, key, requestHash, claimID string, until time.Time) error
+	ReleaseIdempotency(ctx context.Context, tenantID, key, claimID string) error
+}
+
+// Holding a step. An LLM call is the costly part of a step, and only one of concurrent requests
+// for the same step can store it: before the call the request leases the task (a second request
+// gets 409 RESOURCE_CONFLICT at once instead of paying for a call that cannot be stored) and
+// claims its Idempotency-Key (a retry of the request in flight waits for its response instead of
+// deciding again). The commit ends both; any failure releases them, so the retry can go on.
+const (
+	// leaseDuration outlives any request (a function times out at 29 s), so a live holder never
+	// loses its lease, and one that died blocks its task for at most this long.
+	leaseDuration = 35 * time.Second
+	// replayWait bounds how long a retry waits for the response of the request in flight with
+	// its key (never past its own deadline, less the write reserve); replayPoll is how often it looks.
+	replayWait = 8 * time.Second
+	replayPoll = 150 * time.Millisecond
+)
+
+// ownKey scopes the request's Idempotency-Key to its user: keys are stored per tenant, and another
+// member of the tenant sending the same key must neither get this user's response nor block it.
+func ownKey(req Request) string {
+	if req.IdempotencyKey == "" {
+		return ""
+	}
+	return req.Identity.UserID + "/" + req.IdempotencyKey
+}
+
+// hold is what a step holds until it commits or fails.
+type hold struct {
+	e              *Engine
+	tenant         string
+	key, claimID   string // the claimed Idempotency-Key, "" when none
+	taskID, leased string // the leased task and the lease's id, "" when none
+}
+
+// claim answers a request whose Idempotency-Key has a stored response with it (found), waits
+// for a request in flight with the key to store its response, or claims the key for this request.
+// A key used with another body is ErrIdempotencyMismatch; a twin still in flight when the wait
+// ends is ErrConflict.
+func (e *Engine) claim(ctx context.Context, req Request) (*hold, Response, bool, error) {
+	h := &hold{e: e, tenant: req.Identity.TenantID}
+	if req.IdempotencyKey == "" {
+		return h, Response{}, false, nil
+	}
+	stop := e.now().Add(replayWait)
+	if dl, ok := ctx.Deadline(); ok {
+		stop = minTime(stop, dl.Add(-e.writeReserve()))
+	}
+	for {
+		rec, err := e.Tasks.GetIdempotency(ctx, h.tenant, req.IdempotencyKey)
+		switch {
+		case errors.Is(err, tasks.ErrNotFound):
+			claimID := uuid.NewString()
+			err := e.Tasks.ClaimIdempotency(ctx, h.tenant, req.IdempotencyKey, req.RequestHash, claimID, e.now().Add(leaseDuration))
+			if err == nil {
+				h.key, h.claimID = req.IdempotencyKey, claimID
+				return h, Response{}, false, nil
+			}
+			if !errors.Is(err, tasks.ErrIdempotencyRace) {
+				return nil, Response{}, false, err
+			}
+			// A twin claimed it first: wait for its response.
+		case err != nil:
+			return nil, Response{}, false, err
+		case rec.RequestHash != req.RequestHash:
+			return nil, Response{}, true, ErrIdempotencyMismatch
+		case !rec.Pending:
+			resp, found, err := e.replay(ctx, h.tenant, req)
+			return nil, resp, found, err
+		}
+		if !e.now().Before(stop) {
+			return nil, Response{}, false, ErrConflict
+		}
+		select {
+		case <-ctx.Done():
+			return nil, Response{}, false, ctx.Err()
+		case <-time.After(replayPoll):
+		}
+	}
+}
+
+// leaseTask holds an existing task for the step; a new task is not shared yet.
+func (h *hold) leaseTask(ctx context.Context, st state) error {
+	if st.isNew {
+		return nil
+	}
+	leaseID := uuid.NewString()
+	err := h.e.Tasks.LeaseTask(ctx, st.task, leaseID, h.e.now().Add(leaseDuration))
+	if errors.Is(err, tasks.ErrConflict) {
+		return ErrConflict
+	}
+	if err != nil {
+		return err
+	}
+	h.taskID, h.leased = st.task.ID, leaseID
+	return nil
+}
+
+// release frees what the step holds when it failed (err set); a committed step has already
+// ended both. It runs even when the client has gone, within its own deadline.
+func (h *hold) release(ctx context.Context, err error) {
+	if err == nil || h == nil {
+		return
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.e.writeReserve())
+	defer cancel()
+	if h.leased != "" {
+		if rerr := h.e.Tasks.ReleaseTask(wctx, h.tenant, h.taskID, h.leased); rerr != nil {
+			h.e.logger().WarnContext(ctx, "release task lease", "taskId", h.taskID, "error", rerr.Error())
+		}
+	}
+	if h.claimID != "" {
+		if rerr := h.e.Tasks.ReleaseIdempotency(wctx, h.tenant, h.key, h.claimID); rerr != nil {
+			h.e.logger().WarnContext(ctx, "release idempotency claim", "error", rerr.Error())
+		}
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,150 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/screenagent/backend/shared/agent/actions"
+	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/tasks"
+)
+
+// takeIn brings what the request says about the past into the task's memory: the client's
+// report on the last action, and the user's message when the query is a new one. It returns
+// the message ("" for none). On an existing task, a query that differs from the task's and from
+// the user's latest message is the user speaking: the answer to a pending question, or a new
+// instruction. Clients that send the same text again (their last reply, or "Continue") add
+// nothing new.
+func takeIn(mem *tasks.Memory, taskQuery string, req Request, isNew bool, stepIndex int) string {
+	if isNew {
+		return ""
+	}
+	if last := mem.Last(); last != nil && !last.Reported {
+		last.Result, last.Reported = req.Report, true
+	}
+	q := strings.TrimSpace(req.Query)
+	n := len(mem.Messages)
+	if q == strings.TrimSpace(taskQuery) || n > 0 && q == mem.Messages[n-1].Text {
+		return ""
+	}
+	mem.AddMessage(tasks.UserMessage{Text: q, Question: mem.Pending, Step: stepIndex})
+	mem.Pending = ""
+	return q
+}
+
+// focusQuery is what the page budget keeps lines for: the task and the user's latest message.
+func focusQuery(taskQuery string, mem *tasks.Memory) string {
+	if n := len(mem.Messages); n > 0 {
+		return taskQuery + " " + mem.Messages[n-1].Text
+	}
+	return taskQuery
+}
+
+// fingerprint identifies what the page shows at its URL, for the loop guard: the same action
+// chosen again on the same fingerprint changed nothing the first time.
+func fingerprint(url string, pg *page.Page) string {
+	sum := sha256.Sum256([]byte(url + "\x00" + pg.Fingerprint()))
+	return hex.EncodeToString(sum[:8])
+}
+
+// loopExempt are the actions the loop guard never refuses: asking, checking and ending.
+var loopExempt = map[string]bool{"askUser": true, "verifySuccess": true, "finish": true, "fail": true}
+
+// triedOn counts the actions of the recent steps that were chosen on the page with this
+// fingerprint, by their stored form.
+func triedOn(mem *tasks.Memory, fp string) map[string]int {
+	tried := map[string]int{}
+	for _, b := range mem.Recent {
+		if b.Fingerprint == fp && !loopExempt[actionName(b.Action)] {
+			tried[b.Action]++
+		}
+	}
+	return tried
+}
+
+// maxRepeats is how often an action may be chosen on an unchanged page; the next choice of it
+// is refused.
+const maxRepeats = 2
+
+// loopNotes tell the model which actions it already took on this very page, which changed
+// nothing visible.
+func loopNotes(tried map[string]int) []string {
+	if len(tried) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, a := range slices.Sorted(maps.Keys(tried)) {
+		times := "once"
+		if n := tried[a]; n > 1 {
+			times = fmt.Sprintf("%d times", n)
+		}
+		parts = append(parts, a+" ("+times+")")
+	}
+	return []string{"You already chose " + strings.Join(parts, ", ") + " on this same page, and the page has not changed since. " +
+		"Repeating it will not help: choose a different action, or askUser(\"…\") if you are stuck. " +
+		fmt.Sprintf("An action chosen %d times on an unchanged page is refused.", maxRepeats)}
+}
+
+// loopError refuses an action that was already chosen maxRepeats times on an unchanged page.
+type loopError struct{ action string }
+
+func (e loopError) Error() string {
+	return fmt.Sprintf("%s was already chosen %d times on this unchanged page and changed nothing; choose a different action, or askUser(\"…\") if you are stuck", e.action, maxRepeats)
+}
+
+// checkLoop refuses the action when the loop guard forbids it on this page.
+func checkLoop(a actions.Action, tried map[string]int) error {
+	if loopExempt[a.Name()] {
+		return nil
+	}
+	if tried[a.String()] >= maxRepeats {
+		return loopError{a.String()}
+	}
+	return nil
+}
+
+// unverifiedFailure reports whether a recent action failed and no verification has come since:
+// a verifySuccess counts once the next request brought the page it checks (the server and the
+// model judge that page), unless the client reported it failed.
+func unverifiedFailure(mem *tasks.Memory) bool {
+	lastFailure, lastVerified := -1, -1
+	for i, b := range mem.Recent {
+		switch {
+		case b.Result.Failed():
+			lastFailure = i
+		case b.Reported && actionName(b.Action) == "verifySuccess":
+			lastVerified = i
+		}
+	}
+	return lastFailure >= 0 && lastVerified < lastFailure
+}
+
+// storedAction is the action as stored, logged and exported: a value typed into a password-like
+// field is masked (the client still receives it in the response).
+func storedAction(action string, pg *page.Page) string {
+	a, err := actions.Parse(action)
+	if err != nil || a.Name() != "setValue" {
+		return action
+	}
+	id, _ := a.ElementID()
+	if !pg.Secret(id) {
+		return action
+	}
+	masked, err := actions.New("setValue", id, maskedValue)
+	if err != nil {
+		return action
+	}
+	return masked.String()
+}
+
+// maskedValue stands for a secret in stored actions.
+const maskedValue = "••••••"
+
+func actionName(action string) string {
+	name, _, _ := strings.Cut(action, "(")
+	return name
+}

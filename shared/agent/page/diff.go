@@ -1,0 +1,147 @@
+package page
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+)
+
+// maxDiffItems bounds each list of a Diff; the counts say how many there were.
+const maxDiffItems = 20
+
+// signature identifies an element across steps without its id, which the extension may
+// renumber: its tag, what names it, the attributes that say what it does, and a hash of
+// the start of the text around it (so that the "Add to cart" of one product differs from
+// another's). Values typed into fields and states such as checked do not count.
+func signature(e Element, context uint64) uint64 {
+	h := newFNV()
+	h.add(e.Tag)
+	h.add(e.Text)
+	for _, a := range e.Attrs {
+		switch a.Name {
+		case "type", "role", "name", "aria-label", "placeholder", "title", "alt", "href", "data-name":
+			h.add(a.Name)
+			h.add(a.Value)
+		case "value":
+			if e.Kind() == KindButton {
+				h.add(a.Value)
+			}
+		}
+	}
+	h ^= fnv64(context)
+	h *= fnvPrime
+	return uint64(h)
+}
+
+// fnv64 is FNV-1a, written out so that hashing strings allocates nothing.
+type fnv64 uint64
+
+const fnvPrime = 1099511628211
+
+func newFNV() fnv64 { return 14695981039346656037 }
+
+// add hashes s and a separator after it.
+func (h *fnv64) add(s string) {
+	for i := 0; i < len(s); i++ {
+		*h ^= fnv64(s[i])
+		*h *= fnvPrime
+	}
+	*h *= fnvPrime
+}
+
+// Fingerprint is a stable hash of what the page shows: its title, its elements (tag,
+// attributes, states, values and text, without ids) and its text, in document order.
+// Identical pages have the same fingerprint whatever ids the extension gave them; a page
+// with new content (more results after a scroll, an error message, a typed value) has
+// another.
+func (p *Page) Fingerprint() string {
+	h := sha256.New()
+	write := func(s string) {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	write(p.title)
+	for _, e := range p.elements {
+		write("\x01" + e.Tag)
+		for _, a := range e.Attrs {
+			write(a.Name)
+			write(a.Value)
+		}
+		write(e.Text)
+	}
+	for _, t := range p.texts {
+		write("\x02" + t)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Changes is the evidence of what an action changed, for verification: computed from the
+// pages alone, before any model judges it.
+type Changes struct {
+	TitleChanged  bool
+	TitleBefore   string
+	TitleAfter    string
+	Added         []string // elements that appeared, as `button "Load more"` (no id), at most 20
+	Removed       []string // elements that vanished, at most 20
+	AddedCount    int
+	RemovedCount  int
+	Appeared      []string // lines of text that appeared, at most 20, each at most 200 runes
+	Vanished      []string // lines of text that vanished, at most 20
+	AppearedCount int
+	VanishedCount int
+	// Unchanged is true when the pages show the same (equal fingerprints).
+	Unchanged bool
+}
+
+// Diff compares the previous step's page with the current one; either may be nil (no page).
+func Diff(prev, cur *Page) Changes {
+	if prev == nil {
+		prev = &Page{}
+	}
+	if cur == nil {
+		cur = &Page{}
+	}
+	d := Changes{TitleBefore: prev.title, TitleAfter: cur.title, TitleChanged: prev.title != cur.title}
+	d.Unchanged = prev.Fingerprint() == cur.Fingerprint()
+	if d.Unchanged {
+		return d
+	}
+	describe := func(e Element) string {
+		s := formatElement(e, true)
+		return s[strings.IndexByte(s, ' ')+1:]
+	}
+	before, after := make([]string, len(prev.elements)), make([]string, len(cur.elements))
+	for i, e := range prev.elements {
+		before[i] = describe(e)
+	}
+	for i, e := range cur.elements {
+		after[i] = describe(e)
+	}
+	d.Added, d.AddedCount = missingFrom(after, before)
+	d.Removed, d.RemovedCount = missingFrom(before, after)
+	d.Appeared, d.AppearedCount = missingFrom(cur.texts, prev.texts)
+	d.Vanished, d.VanishedCount = missingFrom(prev.texts, cur.texts)
+	return d
+}
+
+// missingFrom returns the items of a that b lacks (counting repeats), the first
+// maxDiffItems of them cut to maxElementText runes, and how many there are.
+func missingFrom(a, b []string) ([]string, int) {
+	have := make(map[string]int, len(b))
+	for _, s := range b {
+		have[s]++
+	}
+	var out []string
+	n := 0
+	for _, s := range a {
+		if have[s] > 0 {
+			have[s]--
+			continue
+		}
+		n++
+		if len(out) < maxDiffItems {
+			out = append(out, cutRunes(s, maxElementText))
+		}
+	}
+	return out, n
+}

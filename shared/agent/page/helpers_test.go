@@ -1,0 +1,154 @@
+package page
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestOverlays(t *testing.T) {
+	cookie := func(text string, buttons ...string) string {
+		var b strings.Builder
+		b.WriteString(`<main><p>Article</p><a id="1" href="/x">More</a></main><div class="consent"><p>` + text + `</p>`)
+		for i, l := range buttons {
+			fmt.Fprintf(&b, `<button id="%d">%s</button>`, 10+i, l)
+		}
+		b.WriteString(`</div>`)
+		return b.String()
+	}
+	tests := []struct {
+		name string
+		dom  string
+		want []Overlay
+	}{
+		{"no overlay", `<p>Hello</p><button id="1">OK</button>`, []Overlay{}},
+		{
+			"cookie modal: accept all over reject all",
+			`<div role="dialog" aria-modal="true" aria-label="Cookie settings"><p>We use cookies.</p><button id="41">Reject all</button><button id="42">Accept all</button></div>`,
+			[]Overlay{{Kind: OverlayCookieConsent, Label: "Cookie settings", Modal: true, IDs: []int{41, 42}, DismissID: 42}},
+		},
+		{"en", cookie("We use cookies to improve your experience.", "Settings", "Accept"), []Overlay{{Kind: OverlayCookieConsent, IDs: []int{10, 11}, DismissID: 11}}},
+		{"de", cookie("Wir verwenden Cookies.", "Einstellungen", "Alle akzeptieren"), []Overlay{{Kind: OverlayCookieConsent, IDs: []int{10, 11}, DismissID: 11}}},
+		{"fr", cookie("Ce site utilise des cookies.", "Tout refuser", "Tout accepter"), []Overlay{{Kind: OverlayCookieConsent, IDs: []int{10, 11}, DismissID: 11}}},
+		{"es", cookie("Usamos cookies propias y de terceros.", "Configurar", "Aceptar todas"), []Overlay{{Kind: OverlayCookieConsent, IDs: []int{10, 11}, DismissID: 11}}},
+		{"it", cookie("Questo sito utilizza cookie.", "Rifiuta", "Accetta tutti"), []Overlay{{Kind: OverlayCookieConsent, IDs: []int{10, 11}, DismissID: 11}}},
+		{"pt", cookie("Utilizamos cookies.", "Aceitar todos"), []Overlay{{Kind: OverlayCookieConsent, IDs: []int{10}, DismissID: 10}}},
+		{"nl", cookie("Wij gebruiken cookies.", "Alles accepteren", "Weigeren"), []Overlay{{Kind: OverlayCookieConsent, IDs: []int{10, 11}, DismissID: 10}}},
+		{"ru", cookie("Мы используем файлы cookie.", "Настроить", "Принять все"), []Overlay{{Kind: OverlayCookieConsent, IDs: []int{10, 11}, DismissID: 11}}},
+		{"reject all is the only way out", cookie("We use cookies.", "Manage preferences", "Reject all"), []Overlay{{Kind: OverlayCookieConsent, IDs: []int{10, 11}, DismissID: 11}}},
+		{"got it", cookie("This site uses cookies.", "Got it!"), []Overlay{{Kind: OverlayCookieConsent, IDs: []int{10}, DismissID: 10}}},
+		{
+			"newsletter modal: no thanks rather than subscribe",
+			`<div role="dialog" aria-modal="true"><h2>Join our newsletter</h2><input id="5" type="email"><button id="6">Subscribe</button><button id="7">No thanks</button></div>`,
+			[]Overlay{{Kind: OverlayDialog, Label: "Join our newsletter", Modal: true, IDs: []int{5, 6, 7}, DismissID: 7}},
+		},
+		{
+			"close by its label, an icon",
+			`<dialog open aria-label="Share"><button id="8" aria-label="Close dialog"><svg></svg></button><a id="9" href="/s">Copy</a></dialog>`,
+			[]Overlay{{Kind: OverlayDialog, Label: "Share", IDs: []int{8, 9}, DismissID: 8}},
+		},
+		{
+			"alert dialog with OK, and a dialog with nothing to dismiss it",
+			`<div role="alertdialog" aria-label="Error"><p>Payment failed.</p><button id="1">OK</button></div><div role="dialog"><p>Delete?</p><button id="2">Delete</button></div>`,
+			[]Overlay{{Kind: OverlayAlertDialog, Label: "Error", Modal: true, IDs: []int{1}, DismissID: 1}, {Kind: OverlayDialog, IDs: []int{2}, DismissID: -1}},
+		},
+		{"a closed dialog is no overlay", `<dialog><button id="1">Close</button></dialog>`, []Overlay{}},
+		{"a privacy link in a footer is no banner", `<footer><a id="1" href="/privacy">Privacy policy</a><a id="2" href="/terms">Terms</a></footer>`, []Overlay{}},
+		{"a cookie recipe is no banner", `<article><h1>Chocolate chip cookies</h1><p>Bake for 12 minutes.</p><button id="3">Save recipe</button></article>`, []Overlay{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Parse(tc.dom).Overlays(); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	base := `<title>Results</title><ul><li><a id="1" href="/a">Alpha</a></li><li><a id="2" href="/b">Beta</a></li></ul><input id="3" name="q" value="socks">`
+	same := map[string]string{
+		"same page":      base,
+		"ids renumbered": `<title>Results</title><ul><li><a id="11" href="/a">Alpha</a></li><li><a id="12" href="/b">Beta</a></li></ul><input id="13" name="q" value="socks">`,
+		"whitespace and markup that shows nothing": "<title>Results</title>\n<ul>\n <li><a id=\"1\" href=\"/a\">Alpha</a></li>\n <li><a id=\"2\" href=\"/b\">Beta</a></li>\n</ul>\n<!-- x --><input id=\"3\" name=\"q\" value=\"socks\">",
+	}
+	other := map[string]string{
+		"more results":   strings.Replace(base, "</ul>", `<li><a id="4" href="/c">Gamma</a></li></ul>`, 1),
+		"a typed value":  strings.Replace(base, "socks", "wool socks", 1),
+		"an error shown": base + `<div role="alert">No connection</div>`,
+		"another title":  strings.Replace(base, "Results", "Results (page 2)", 1),
+		"checked":        strings.Replace(base, `name="q"`, `name="q" checked`, 1),
+	}
+	want := Parse(base).Fingerprint()
+	for name, dom := range same {
+		if got := Parse(dom).Fingerprint(); got != want {
+			t.Errorf("%s: fingerprint %s, want %s", name, got, want)
+		}
+	}
+	for name, dom := range other {
+		if got := Parse(dom).Fingerprint(); got == want {
+			t.Errorf("%s: same fingerprint as the base page", name)
+		}
+	}
+}
+
+func TestDiff(t *testing.T) {
+	before := Parse(`<title>Sign in</title><form><input id="1" name="user"><input id="2" type="password"><button id="3">Sign in</button></form>`)
+	tests := []struct {
+		name string
+		prev *Page
+		cur  string
+		want Changes
+	}{
+		{
+			name: "unchanged, ids renumbered",
+			prev: before,
+			cur:  `<title>Sign in</title><form><input id="7" name="user"><input id="8" type="password"><button id="9">Sign in</button></form>`,
+			want: Changes{TitleBefore: "Sign in", TitleAfter: "Sign in", Unchanged: true},
+		},
+		{
+			name: "an error appeared",
+			prev: before,
+			cur:  `<title>Sign in</title><form><div role="alert">Invalid credentials</div><input id="1" name="user"><input id="2" type="password"><button id="3">Sign in</button></form>`,
+			want: Changes{TitleBefore: "Sign in", TitleAfter: "Sign in", Appeared: []string{"Invalid credentials"}, AppearedCount: 1},
+		},
+		{
+			name: "another page",
+			prev: before,
+			cur:  `<title>Dashboard</title><h1>Welcome, Ann</h1><button id="1">Sign out</button>`,
+			want: Changes{
+				TitleChanged: true, TitleBefore: "Sign in", TitleAfter: "Dashboard",
+				Added: []string{`button "Sign out"`}, AddedCount: 1,
+				Removed: []string{`input name="user"`, `input type="password"`, `button "Sign in"`}, RemovedCount: 3,
+				Appeared: []string{"Dashboard", "Welcome, Ann"}, AppearedCount: 2, Vanished: []string{"Sign in"}, VanishedCount: 1,
+			},
+		},
+		{
+			name: "no previous page",
+			cur:  `<button id="1">Go</button>`,
+			want: Changes{Added: []string{`button "Go"`}, AddedCount: 1},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Diff(tc.prev, Parse(tc.cur)); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestDiffIsBounded(t *testing.T) {
+	var b strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&b, `<p>Result %d</p><a id="%d" href="/r/%d">Open %d</a>`, i, i, i, i)
+	}
+	d := Diff(Parse(""), Parse(b.String()))
+	if len(d.Added) != maxDiffItems || d.AddedCount != 50 || len(d.Appeared) != maxDiffItems || d.AppearedCount != 50 {
+		t.Errorf("got %d of %d added, %d of %d appeared; want %d listed of 50 each", len(d.Added), d.AddedCount, len(d.Appeared), d.AppearedCount, maxDiffItems)
+	}
+	if d := Diff(nil, nil); !d.Unchanged {
+		t.Errorf("two missing pages: got %+v, want unchanged", d)
+	}
+}

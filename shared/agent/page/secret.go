@@ -1,0 +1,161 @@
+package page
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+
+	xhtml "golang.org/x/net/html"
+)
+
+// Mask stands for the value of a password-like field wherever the value would be shown or
+// stored.
+const Mask = "••••••"
+
+// isSecretField reports whether a field's value must never reach the model or storage:
+// password inputs and inputs whose autocomplete names a password, a payment card detail
+// (cc-number, cc-csc, ...) or a one-time code.
+func isSecretField(tag, typ, autocomplete string) bool {
+	if tag != "input" && tag != "textarea" {
+		return false
+	}
+	if tag == "input" && strings.EqualFold(strings.TrimSpace(typ), "password") {
+		return true
+	}
+	for _, tok := range strings.Fields(strings.ToLower(autocomplete)) {
+		if strings.Contains(tok, "password") || strings.HasPrefix(tok, "cc-") || tok == "one-time-code" {
+			return true
+		}
+	}
+	return false
+}
+
+// maskSecrets replaces the values of password-like fields with Mask, so that no accessor
+// and no rendering can show them.
+func (p *Page) maskSecrets() {
+	for i := range p.elements {
+		e := &p.elements[i]
+		typ, _ := e.Attr("type")
+		if !isSecretField(e.Tag, typ, p.info[i].autocomplete) {
+			continue
+		}
+		p.info[i].secret = true
+		for k := range e.Attrs {
+			if e.Attrs[k].Name == "value" && e.Attrs[k].Value != "" {
+				e.Attrs[k].Value = Mask
+			}
+		}
+		if e.Tag == "textarea" && e.Text != "" {
+			e.Text = Mask
+		}
+	}
+}
+
+// Secret reports whether the element with this id is a password-like field (a password
+// input, or an autocomplete of *password*, cc-* or one-time-code), so that a value typed
+// into it is stored masked.
+func (p *Page) Secret(id int) bool {
+	i, ok := p.byID[id]
+	return ok && p.info[i].secret
+}
+
+// RedactDOM returns the DOM with the values of password-like fields (the value attribute
+// of such inputs, the text of such textareas) replaced by Mask, and every other byte as
+// it was: what may be stored of a page. In a templatized DOM the template argument (or
+// template text) that a secret value comes from is masked instead.
+func RedactDOM(dom string) string {
+	var pieces []piece
+	expanded, templated := expand(dom, &pieces)
+	values := secretValues(expanded)
+	if len(values) == 0 {
+		return dom
+	}
+	type edit struct {
+		start, end int
+		with       string
+	}
+	var edits []edit
+	for _, v := range values {
+		if !templated {
+			edits = append(edits, edit{v[0], v[1], Mask})
+			continue
+		}
+		// The pieces are in output order: find the first that ends after the value starts.
+		k := sort.Search(len(pieces), func(k int) bool { return pieces[k].outEnd > v[0] })
+		for ; k < len(pieces) && pieces[k].out < v[1]; k++ {
+			pc := pieces[k]
+			if pc.arg {
+				edits = append(edits, edit{pc.src, pc.srcEnd, `"` + Mask + `"`})
+				continue
+			}
+			from, to := max(v[0], pc.out), min(v[1], pc.outEnd)
+			edits = append(edits, edit{pc.src + from - pc.out, pc.src + to - pc.out, Mask})
+		}
+	}
+	sort.Slice(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+	var b strings.Builder
+	b.Grow(len(dom))
+	at := 0
+	for _, e := range edits {
+		if e.start < at {
+			continue // the same argument or template text, masked already
+		}
+		b.WriteString(dom[at:e.start])
+		b.WriteString(e.with)
+		at = e.end
+	}
+	b.WriteString(dom[at:])
+	return b.String()
+}
+
+// secretValues returns the byte ranges of s holding values of password-like fields: the
+// value attribute of such an input, the text of such a textarea.
+func secretValues(s string) [][2]int {
+	var out [][2]int
+	textarea := false // the next text token is the content of a secret textarea
+	eachToken(s, func(z *xhtml.Tokenizer, tt xhtml.TokenType, raw []byte, off int) bool {
+		if tt != xhtml.StartTagToken && tt != xhtml.SelfClosingTagToken {
+			if tt == xhtml.TextToken && textarea {
+				lead := len(raw) - len(bytes.TrimLeft(raw, " \t\r\n\f"))
+				trail := len(raw) - len(bytes.TrimRight(raw, " \t\r\n\f"))
+				if lead < len(raw) {
+					out = append(out, [2]int{off + lead, off + len(raw) - trail})
+				}
+			}
+			textarea = false
+			return false
+		}
+		textarea = false
+		var typ, autocomplete string
+		value := [2]int{-1, -1}
+		var last []byte
+		sc, ti := scanTag(raw)
+		name := ti.name
+		for {
+			key, val, start, end, ok := sc.next()
+			if !ok {
+				break
+			}
+			last = val
+			switch string(key) {
+			case "type":
+				typ = string(val)
+			case "autocomplete":
+				autocomplete = unescape(string(val))
+			case "value":
+				value = [2]int{start, end}
+			}
+		}
+		selfClosing := tt == xhtml.SelfClosingTagToken || slashID(raw, last)
+		if isSecretField(name, unescape(typ), autocomplete) {
+			switch {
+			case name == "input" && value[1] > value[0]:
+				out = append(out, [2]int{off + value[0], off + value[1]})
+			case name == "textarea" && !selfClosing:
+				textarea = true
+			}
+		}
+		return ti.raw && selfClosing
+	})
+	return out
+}

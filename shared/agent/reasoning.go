@@ -1,0 +1,448 @@
+package agent
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/screenagent/backend/shared/agent/actions"
+	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/tasks"
+)
+
+// The reasoning layer folds planning, outcome prediction, self-evaluation, branch decisions and
+// value extraction into the one call of each step (DESIGN.md decision 11): the reply may carry
+// them as optional blocks beside <Thought> and <Action>, read here.
+
+const (
+	maxPlanSteps   = 20
+	maxPlanStepLen = 300
+	maxExpectItems = 6
+)
+
+var (
+	planLine = regexp.MustCompile(`^\s*(?:\d+[.)]|[-*•])\s*(.+)$`)
+	ifThen   = regexp.MustCompile(`(?i)^if\s+(.+?)\s*(?:,\s*)?then\s+(.+?)(?:\s*[,;]?\s*else\s+(.+))?$`)
+	stepRef  = regexp.MustCompile(`(?i)^(?:go\s+to\s+)?step\s+(\d+)$`)
+)
+
+// parsePlan reads a <Plan> block: one step per line ("1. …" or "- …"); a conditional step is
+// written "IF condition THEN outcome ELSE outcome", an outcome being continue, stop, ask_user
+// or "step N".
+func parsePlan(text string) []tasks.PlanStep {
+	var steps []tasks.PlanStep
+	for _, line := range strings.Split(text, "\n") {
+		m := planLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		desc := shorten(strings.TrimSpace(m[1]), maxPlanStepLen)
+		st := tasks.PlanStep{Description: desc, Status: tasks.PlanPending}
+		if c := ifThen.FindStringSubmatch(desc); c != nil {
+			st.Condition, st.OnTrue, st.OnFalse = c[1], outcome(c[2]), outcome(c[3])
+		}
+		steps = append(steps, st)
+		if len(steps) == maxPlanSteps {
+			break
+		}
+	}
+	return steps
+}
+
+// outcome normalizes a branch outcome; anything it does not know is "continue".
+func outcome(s string) string {
+	s = strings.ToLower(strings.Trim(strings.TrimSpace(s), ".;,"))
+	switch {
+	case s == "":
+		return tasks.BranchContinue
+	case strings.HasPrefix(s, "stop"), strings.HasPrefix(s, "finish"), strings.HasPrefix(s, "end"):
+		return tasks.BranchStop
+	case strings.HasPrefix(s, "ask"):
+		return tasks.BranchAskUser
+	case stepRef.MatchString(s):
+		return "step " + stepRef.FindStringSubmatch(s)[1]
+	}
+	return tasks.BranchContinue
+}
+
+// updatePlan applies the reply's <Plan>, <Step> and <Branch> blocks to the task's plan and returns
+// what changed ("" for nothing), and the outcome of a branch decided now ("" for none).
+func updatePlan(mem *tasks.Memory, sections map[string]string) (change, branch string) {
+	if text, ok := sections["Plan"]; ok {
+		if steps := parsePlan(text); len(steps) > 0 {
+			rev := 0
+			if mem.Plan != nil {
+				rev = mem.Plan.Revision + 1
+			}
+			mem.Plan = &tasks.Plan{Steps: steps, Revision: rev}
+			mem.Plan.Steps[0].Status = tasks.PlanInProgress
+			change = fmt.Sprintf("plan %s with %d steps", map[bool]string{true: "made", false: "updated"}[rev == 0], len(steps))
+		}
+	}
+	p := mem.Plan
+	if p == nil {
+		return change, ""
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(sections["Step"])); err == nil && n >= 1 && n <= len(p.Steps) && n-1 != p.Current {
+		moveTo(p, n-1)
+		change = joinChange(change, fmt.Sprintf("now on plan step %d", n))
+	}
+	if text, ok := sections["Branch"]; ok {
+		idx, holds, ok := parseBranch(text, p.Current)
+		if ok && idx < len(p.Steps) && p.Steps[idx].Condition != "" {
+			st := &p.Steps[idx]
+			st.Taken, branch = strconv.FormatBool(holds), st.OnFalse
+			if holds {
+				branch = st.OnTrue
+			}
+			st.Status = tasks.PlanDone
+			change = joinChange(change, fmt.Sprintf("plan step %d: %q is %v → %s", idx+1, st.Condition, holds, branch))
+			if n, ok := strings.CutPrefix(branch, "step "); ok {
+				if k, err := strconv.Atoi(n); err == nil && k >= 1 && k <= len(p.Steps) {
+					for i := idx + 1; i < k-1; i++ {
+						p.Steps[i].Status = tasks.PlanSkipped
+					}
+					moveTo(p, k-1)
+				}
+			} else if branch == tasks.BranchContinue && p.Current == idx {
+				moveTo(p, idx+1)
+			}
+		}
+	}
+	return change, branch
+}
+
+// parseBranch reads "3: true", "step 3 false", "yes" (for the current step).
+func parseBranch(text string, current int) (idx int, holds, ok bool) {
+	fields := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return r == ':' || r == ' ' || r == '=' || r == ',' })
+	idx = current
+	for _, f := range fields {
+		switch f {
+		case "true", "yes", "holds":
+			return idx, true, true
+		case "false", "no":
+			return idx, false, true
+		case "step":
+		default:
+			if n, err := strconv.Atoi(f); err == nil && n >= 1 {
+				idx = n - 1
+			}
+		}
+	}
+	return idx, false, false
+}
+
+// moveTo makes step i the current one: the ones before it that were open are done.
+func moveTo(p *tasks.Plan, i int) {
+	for k := 0; k < i && k < len(p.Steps); k++ {
+		if p.Steps[k].Status == tasks.PlanPending || p.Steps[k].Status == tasks.PlanInProgress {
+			p.Steps[k].Status = tasks.PlanDone
+		}
+	}
+	p.Current = i
+	if i < len(p.Steps) {
+		p.Steps[i].Status = tasks.PlanInProgress
+	}
+}
+
+// completePlan marks every open step done when the task finishes.
+func completePlan(p *tasks.Plan) {
+	if p != nil {
+		moveTo(p, len(p.Steps))
+	}
+}
+
+func joinChange(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+var (
+	expectURLContains = regexp.MustCompile(`(?i)url\s+(?:contains|includes|has)\s+"([^"]+)"`)
+	expectText        = regexp.MustCompile(`(?i)(?:text|message|element|button|link)\s+"([^"]+)"\s+(appears|shows|is shown|is visible|disappears|vanishes|is gone|closes)`)
+	expectURLChanges  = regexp.MustCompile(`(?i)\burl\s+changes\b|\bnew page\b|\bnavigates?\b`)
+	expectPageChanges = regexp.MustCompile(`(?i)\bpage\s+changes\b`)
+)
+
+// parseExpectation reads an <Expect> block: a description with checkable parts written as
+// url contains "…", text "…" appears, text "…" disappears, url changes, page changes.
+func parseExpectation(text string) *tasks.Expectation {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil
+	}
+	x := &tasks.Expectation{Description: shorten(oneLine(text), 500)}
+	if m := expectURLContains.FindStringSubmatch(text); m != nil {
+		x.URLContains = m[1]
+	}
+	for _, m := range expectText.FindAllStringSubmatch(text, maxExpectItems) {
+		switch strings.ToLower(m[2]) {
+		case "disappears", "vanishes", "is gone", "closes":
+			x.TextDisappears = append(x.TextDisappears, m[1])
+		default:
+			x.TextAppears = append(x.TextAppears, m[1])
+		}
+	}
+	x.URLChanges = expectURLChanges.MatchString(text) && x.URLContains == ""
+	x.PageChanges = expectPageChanges.MatchString(text)
+	return x
+}
+
+// checkable reports whether the expectation has something to check deterministically.
+func checkable(x *tasks.Expectation) bool {
+	return x != nil && (x.URLChanges || x.URLContains != "" || len(x.TextAppears) > 0 || len(x.TextDisappears) > 0 || x.PageChanges)
+}
+
+// observation is what the new page shows about the last action.
+type observation struct {
+	prevURL, url string
+	// changed is false when the page looks exactly as when the action was chosen.
+	changed bool
+	report  *tasks.Report
+	text    string // the page's text and element labels, lower case
+}
+
+func observe(last *tasks.Brief, url string, fp string, pg *page.Page, report *tasks.Report) observation {
+	return observation{prevURL: last.URL, url: url, changed: last.Fingerprint != fp, report: report, text: strings.ToLower(pageText(pg))}
+}
+
+// pageText is everything the page says: its title, texts and the labels of its elements.
+func pageText(pg *page.Page) string {
+	var b strings.Builder
+	b.WriteString(pg.Title())
+	for _, t := range pg.Texts() {
+		b.WriteString("\n" + t)
+	}
+	for _, e := range pg.Elements() {
+		b.WriteString("\n" + e.Text)
+		for _, a := range e.Attrs {
+			if a.Name == "aria-label" || a.Name == "value" || a.Name == "placeholder" || a.Name == "title" {
+				b.WriteString(" " + a.Value)
+			}
+		}
+	}
+	return b.String()
+}
+
+// verify checks the last action deterministically: the client's report, then the expected
+// outcome against the new page. Undecided when nothing checkable was expected and nothing failed.
+func verify(x *tasks.Expectation, o observation) (verdict string, evidence []string) {
+	if o.report.Failed() {
+		return tasks.Unverified, []string{"the client reported the action failed: " + describeError(o.report.Error)}
+	}
+	if !checkable(x) {
+		return tasks.Undecided, nil
+	}
+	ok := true
+	check := func(holds bool, yes, no string) {
+		if holds {
+			evidence = append(evidence, yes)
+		} else {
+			ok = false
+			evidence = append(evidence, no)
+		}
+	}
+	if x.URLChanges {
+		check(o.url != o.prevURL, "the URL changed", "the URL did not change")
+	}
+	if x.URLContains != "" {
+		check(strings.Contains(strings.ToLower(o.url), strings.ToLower(x.URLContains)),
+			fmt.Sprintf("the URL contains %q", x.URLContains), fmt.Sprintf("the URL does not contain %q", x.URLContains))
+	}
+	for _, t := range x.TextAppears {
+		check(strings.Contains(o.text, strings.ToLower(t)), fmt.Sprintf("%q is on the page", t), fmt.Sprintf("%q is not on the page", t))
+	}
+	for _, t := range x.TextDisappears {
+		check(!strings.Contains(o.text, strings.ToLower(t)), fmt.Sprintf("%q is gone", t), fmt.Sprintf("%q is still on the page", t))
+	}
+	if x.PageChanges {
+		check(o.changed, "the page changed", "the page did not change")
+	}
+	if ok {
+		return tasks.Verified, evidence
+	}
+	return tasks.Unverified, evidence
+}
+
+// evaluation reads the model's <Evaluation> of the previous action ("success: …").
+func evaluation(sections map[string]string) (verdict, text string) {
+	text, ok := sections["Evaluation"]
+	if !ok {
+		return "", ""
+	}
+	low := strings.ToLower(text)
+	switch {
+	case strings.HasPrefix(low, "success"), strings.HasPrefix(low, "ok"), strings.HasPrefix(low, "done"):
+		return tasks.Verified, text
+	case strings.HasPrefix(low, "fail"), strings.HasPrefix(low, "error"):
+		return tasks.Unverified, text
+	}
+	return tasks.Undecided, text
+}
+
+// chooseCorrection picks the self-correction strategy for a failed verification from what was
+// observed, and says what the model should do.
+func chooseCorrection(last *tasks.Brief, o observation, corrections int) (strategy, guidance string) {
+	code := ""
+	if o.report != nil && o.report.Error != nil {
+		code = strings.ToLower(o.report.Error.Code + " " + o.report.Error.Message)
+	}
+	switch {
+	case corrections >= 2:
+		return tasks.UpdatePlan, "Several corrections have not helped: step back, update the plan (<Plan>) with another way to reach the goal, or askUser if you need help."
+	case strings.Contains(code, "not found") || strings.Contains(code, "missing") || strings.Contains(code, "not_found") || strings.Contains(code, "detached"):
+		return tasks.AlternativeSelector, "The element was not there: pick another element of the current page for the same purpose."
+	case strings.Contains(code, "intercept") || strings.Contains(code, "obscured") || strings.Contains(code, "covered"):
+		return tasks.AlternativeTool, "Something covers the element: close what covers it first, or reach the goal with another action (pressKey, navigate, search)."
+	case !o.changed && (actionName(last.Action) == "click" || actionName(last.Action) == "navigate") && corrections == 0:
+		return tasks.RetryWithDelay, "Nothing changed yet; the page may still be loading: wait(2), then check again."
+	case !o.changed:
+		return tasks.AlternativeSelector, "The action changed nothing: try another element or another way."
+	}
+	return tasks.GatherInformation, "The page is not what was expected: look at it again (scroll, read) before acting, and adjust."
+}
+
+// checked is the verification of the last action, with the correction it calls for.
+type checked struct {
+	verification *tasks.Verification
+	correction   *tasks.Correction
+	notes        []string
+}
+
+// verifyLast checks the last step's action against the page this request brings (decision 12:
+// deterministic evidence first) and, when it failed, chooses a correction for the prompt.
+func verifyLast(mem *tasks.Memory, taskID, url, fp string, pg *page.Page, report *tasks.Report, now time.Time) checked {
+	var c checked
+	last := mem.Last()
+	if last == nil || loopExempt[actionName(last.Action)] {
+		return c
+	}
+	o := observe(last, url, fp, pg, report)
+	verdict, evidence := verify(mem.Expected, o)
+	last.Verdict = verdict
+	if mem.Expected == nil && verdict != tasks.Unverified {
+		// Nothing was predicted: the model's own evaluation in this step's reply decides.
+		c.verification = &tasks.Verification{TaskID: taskID, StepIndex: last.Index, Action: last.Action, Verdict: tasks.Undecided, Method: "model", CreatedAt: now}
+		return c
+	}
+	c.verification = &tasks.Verification{
+		TaskID: taskID, StepIndex: last.Index, Action: last.Action, Verdict: verdict, Method: "deterministic",
+		Expected: mem.Expected, Evidence: evidence, CreatedAt: now,
+	}
+	switch verdict {
+	case tasks.Verified:
+		mem.Corrections = 0
+	case tasks.Unverified:
+		strategy, guidance := chooseCorrection(last, o, mem.Corrections)
+		mem.Corrections++
+		c.correction = &tasks.Correction{TaskID: taskID, StepIndex: last.Index, Strategy: strategy, Reason: strings.Join(evidence, "; "), FailedAction: last.Action, CreatedAt: now}
+		expected := "the expected outcome"
+		if mem.Expected != nil {
+			expected = quote(mem.Expected.Description)
+		}
+		c.notes = append(c.notes, fmt.Sprintf("Verification of your last action %s failed: expected %s, but %s. Correction (%s): %s",
+			last.Action, expected, strings.Join(evidence, "; "), strategy, guidance))
+	}
+	return c
+}
+
+// fold completes the verification with the model's own evaluation when the evidence could not
+// decide, and records the corrected action.
+func (c *checked) fold(d decision) {
+	if v := c.verification; v != nil && v.Verdict == tasks.Undecided {
+		if verdict, text := evaluation(d.sections); verdict != "" {
+			v.Verdict, v.Method = verdict, "model"
+			v.Evidence = append(v.Evidence, "the model's evaluation: "+shorten(oneLine(text), 300))
+		}
+	}
+	if c.verification != nil && c.verification.Method == "model" && c.verification.Verdict == tasks.Undecided && len(c.verification.Evidence) == 0 {
+		c.verification = nil
+	}
+	if c.correction != nil {
+		c.correction.Action = d.action.String()
+	}
+}
+
+// extract stores the reply's <Extract> block ("key = value" or "key: value" lines).
+func extract(mem *tasks.Memory, text string) []string {
+	var keys []string
+	for _, line := range strings.Split(text, "\n") {
+		key, value, ok := strings.Cut(line, "=")
+		if !ok {
+			key, value, ok = strings.Cut(line, ":")
+		}
+		key, value = strings.TrimSpace(strings.TrimLeft(key, "-* ")), strings.Trim(strings.TrimSpace(value), `"`)
+		if !ok || key == "" || len(key) > MaxVariableKey {
+			continue
+		}
+		if mem.Variables == nil {
+			mem.Variables = map[string]string{}
+		}
+		if _, exists := mem.Variables[key]; !exists && len(mem.Variables) >= MaxVariables {
+			continue
+		}
+		mem.Variables[key] = shorten(value, MaxVariableValue)
+		keys = append(keys, key)
+	}
+	return keys
+}
+
+// applyBranch carries out a branch decided in this reply when the model's action does not: a
+// "stop" ends the task, an "ask_user" asks the user.
+func applyBranch(d decision, branch string, p *tasks.Plan) decision {
+	var cond string
+	if p != nil {
+		for _, s := range p.Steps {
+			if s.Taken != "" {
+				cond = s.Condition
+			}
+		}
+	}
+	switch {
+	case branch == tasks.BranchStop && !d.action.Terminal():
+		a, _ := actions.New("finish", "Stopped as planned: the condition "+quote(cond)+" decided so.")
+		d.action = a
+		d.note = joinChange(d.note, "the plan's branch said stop")
+	case branch == tasks.BranchAskUser && d.action.Effect() != actions.AsksUser:
+		a, _ := actions.New("askUser", "How should I continue? The plan asks you to decide: "+cond)
+		d.action = a
+		d.note = joinChange(d.note, "the plan's branch asks the user")
+	}
+	return d
+}
+
+// clearBlocker answers with closing an open overlay (a modal dialog or a cookie banner) when the
+// model targets an element under it (SERVER_QA_ROADMAP.md §5): the overlay's own Accept/Close
+// control, else Escape. The model's target comes next; the note tells it so.
+func clearBlocker(d decision, pg *page.Page) decision {
+	id, ok := d.action.ElementID()
+	if !ok {
+		return d
+	}
+	for _, o := range pg.Overlays() {
+		if !o.Modal && o.Kind != page.OverlayCookieConsent || slices.Contains(o.IDs, id) {
+			continue
+		}
+		dismiss, err := actions.New("pressKey", "Escape")
+		if o.DismissID >= 0 {
+			dismiss, err = actions.New("click", o.DismissID)
+		}
+		if err != nil {
+			return d
+		}
+		what := string(o.Kind)
+		if o.Label != "" {
+			what += " " + quote(o.Label)
+		}
+		d.note = joinChange(d.note, fmt.Sprintf("the %s covered the page, so the server closed it with %s first; the intended %s comes next", what, dismiss, d.action))
+		d.thought = strings.TrimSpace(d.thought + " First I'll close the " + string(o.Kind) + " that covers the page.")
+		d.action = dismiss
+		return d
+	}
+	return d
+}

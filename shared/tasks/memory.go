@@ -1,0 +1,118 @@
+package tasks
+
+// Memory is what the next step's prompt and policies need of the task's past, kept compact on
+// the task item so that a step reads one item however long the task has run (the steps
+// themselves are written for the record and the export, never read back by a step).
+type Memory struct {
+	// Recent are the latest steps, oldest first, at most MemorySteps of them.
+	Recent []Brief `json:"recent,omitempty" dynamodbav:"recent,omitempty"`
+	// Earlier counts the steps older than Recent.
+	Earlier int `json:"earlier,omitempty" dynamodbav:"earlier,omitempty"`
+	// Messages are the user's messages after the task began, oldest first, at most MemoryMessages.
+	Messages []UserMessage `json:"messages,omitempty" dynamodbav:"messages,omitempty"`
+	// Pending is the question the agent asked the user and that awaits an answer.
+	Pending string `json:"pending,omitempty" dynamodbav:"pending,omitempty"`
+	// Page is the digest of the page the last step was decided on (page.Digest's encoding),
+	// for the new-element marks and the verification of the last action.
+	Page []byte `json:"-" dynamodbav:"page,omitempty"`
+	// LoginPage is the last page when it was a login page (loginfail.Page as JSON), so that the
+	// next step can tell whether the login failed.
+	LoginPage []byte `json:"-" dynamodbav:"loginPage,omitempty"`
+	// Searches are the task's latest web searches with their results, as prompt text.
+	Searches []SearchNote `json:"searches,omitempty" dynamodbav:"searches,omitempty"`
+	// Plan is the task's plan, when one was made.
+	Plan *Plan `json:"plan,omitempty" dynamodbav:"plan,omitempty"`
+	// Variables are the values extracted or given for the task (SERVER_QA_ROADMAP.md §3).
+	Variables map[string]string `json:"variables,omitempty" dynamodbav:"variables,omitempty"`
+	// Expected is what the last action should bring about, checked at the next step.
+	Expected *Expectation `json:"expected,omitempty" dynamodbav:"expected,omitempty"`
+	// Corrections counts the corrections since the last verified success, to stop retrying.
+	Corrections int `json:"corrections,omitempty" dynamodbav:"corrections,omitempty"`
+}
+
+// Bounds of the memory.
+const (
+	MemorySteps    = 12
+	MemoryMessages = 10
+	briefThought   = 400 // runes of a thought kept in memory
+)
+
+// Brief is a step as later prompts see it.
+type Brief struct {
+	Index   int    `json:"index" dynamodbav:"index"`
+	Thought string `json:"thought,omitempty" dynamodbav:"thought,omitempty"`
+	// Action is the action as stored (secrets masked).
+	Action string `json:"action" dynamodbav:"action"`
+	// Result is the client's report on the action, filled in by the next request.
+	Result *Report `json:"result,omitempty" dynamodbav:"result,omitempty"`
+	// Reported is set once the next request arrived (with or without a report).
+	Reported bool `json:"reported,omitempty" dynamodbav:"reported,omitempty"`
+	// URL is the page's address when the action was chosen.
+	URL string `json:"url,omitempty" dynamodbav:"url,omitempty"`
+	// Fingerprint identifies the page the action was chosen on, for the loop guard.
+	Fingerprint string `json:"fingerprint,omitempty" dynamodbav:"fingerprint,omitempty"`
+	// Verdict is the verification of the action, once the next page came (verified, failed, unknown).
+	Verdict string `json:"verdict,omitempty" dynamodbav:"verdict,omitempty"`
+	// Note is what the server did or saw about the step (a refused loop, a dismissed overlay, …).
+	Note string `json:"note,omitempty" dynamodbav:"note,omitempty"`
+}
+
+// MemorySearches bounds the searches kept in memory.
+const MemorySearches = 3
+
+// SearchNote is a web search of the task and what it found, summarized for the prompt.
+type SearchNote struct {
+	Query   string `json:"query" dynamodbav:"query"`
+	Summary string `json:"summary" dynamodbav:"summary"`
+}
+
+// AddSearch keeps a search's summary, dropping the oldest beyond MemorySearches.
+func (m *Memory) AddSearch(n SearchNote) {
+	m.Searches = append(m.Searches, n)
+	if over := len(m.Searches) - MemorySearches; over > 0 {
+		m.Searches = append([]SearchNote(nil), m.Searches[over:]...)
+	}
+}
+
+// UserMessage is a message of the user after the task began.
+type UserMessage struct {
+	Text string `json:"text" dynamodbav:"text"`
+	// Question is the agent's question it answers, when it answers one.
+	Question string `json:"question,omitempty" dynamodbav:"question,omitempty"`
+	// Step is the index of the step whose request carried it.
+	Step int `json:"step" dynamodbav:"step"`
+}
+
+// Remember appends a step's brief, dropping the oldest beyond MemorySteps.
+func (m *Memory) Remember(b Brief) {
+	b.Thought = shorten(b.Thought, briefThought)
+	m.Recent = append(m.Recent, b)
+	if over := len(m.Recent) - MemorySteps; over > 0 {
+		m.Recent = append([]Brief(nil), m.Recent[over:]...)
+		m.Earlier += over
+	}
+}
+
+// Last returns the latest step's brief, or nil.
+func (m *Memory) Last() *Brief {
+	if len(m.Recent) == 0 {
+		return nil
+	}
+	return &m.Recent[len(m.Recent)-1]
+}
+
+// AddMessage records a user's message, keeping the last MemoryMessages.
+func (m *Memory) AddMessage(msg UserMessage) {
+	m.Messages = append(m.Messages, msg)
+	if over := len(m.Messages) - MemoryMessages; over > 0 {
+		m.Messages = append([]UserMessage(nil), m.Messages[over:]...)
+	}
+}
+
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
