@@ -27,6 +27,7 @@ var intents = []intent{
 	{"check out", regexp.MustCompile(`(?i)^buy the .+ in my cart: go to checkout and pay`), checkout},
 	{"price", regexp.MustCompile(`(?i)^what is the price of (?:the )?"?([^"?]+?)"?\?`), price},
 	{"open from catalogue", regexp.MustCompile(`(?i)^open the product page of the "([^"]+)" in the full catalogue`), openFromCatalogue},
+	{"answer from the web", regexp.MustCompile(`(?i)^answer the quiz question "([^"]+)" on this page`), webFact},
 }
 
 // operatorInstruction is text that, outside the page's untrusted block, reads as an order from
@@ -382,4 +383,56 @@ func openFromCatalogue(p *Prompt, t []string) Move {
 		return fail("the %s is not in the part of the catalogue the prompt shows (the page was cut)", item)
 	}
 	return fail("the %s is not in the catalogue", item)
+}
+
+// webFact answers a quiz question whose answer (a year) neither the task nor the page holds: it
+// searches the web, then reads the year from the result sentence that best matches the question.
+func webFact(p *Prompt, t []string) Move {
+	question, pg := t[1], p.Page
+	if pg.HasText("answer received") {
+		return finish("I submitted the answer to the quiz.", "The quiz received my answer.")
+	}
+	year, ok := p.yearFromSearches(question)
+	if !ok {
+		if len(p.Searches) > 0 {
+			return fail("the web search results in the prompt hold no year that answers %q", question)
+		}
+		return Move{Kind: Search, Text: question, Thought: "Neither the task nor the page gives the year; I search the web."}
+	}
+	if _, ok := pg.FieldLabelled("Your answer"); !ok {
+		return fail("I know the answer (%s) but see no answer field", year)
+	}
+	return p.form([][2]string{{"Your answer", year}}, "Submit answer")
+}
+
+var (
+	year         = regexp.MustCompile(`\b(1[0-9]{3}|20[0-9]{2})\b`)
+	sentenceEnd  = regexp.MustCompile(`[.!?](?:\s|$)|\n`)
+	questionWord = regexp.MustCompile(`\p{L}{5,}`)
+)
+
+// yearFromSearches finds, in the search results the prompt shows, the sentence with a year that
+// shares the most words of five letters or more with the question, and returns its year.
+func (p *Prompt) yearFromSearches(question string) (string, bool) {
+	words := questionWord.FindAllString(strings.ToLower(question), -1)
+	best, bestScore := "", 1
+	for _, s := range p.Searches {
+		for _, sentence := range sentenceEnd.Split(s.Results, -1) {
+			y := year.FindString(sentence)
+			if y == "" {
+				continue
+			}
+			low, score := strings.ToLower(sentence), 0
+			for _, w := range words {
+				stem := []rune(w)
+				if strings.Contains(low, string(stem[:len(stem)-1])) { // "publish" matches "published"
+					score++
+				}
+			}
+			if score > bestScore {
+				best, bestScore = y, score
+			}
+		}
+	}
+	return best, best != ""
 }

@@ -19,13 +19,15 @@ const (
 	Ask
 	Finish
 	Fail
+	// Search asks the server to search the web (interact's googleSearch).
+	Search
 )
 
 // Move is the oracle's decision, the same for both APIs; Reply writes it in the API's format.
 type Move struct {
 	Kind    Kind
 	Element Element
-	Text    string // Fill's text, Navigate's URL, Ask's question, Finish's answer, Fail's reason
+	Text    string // Fill's text, Navigate's URL, Ask's question, Finish's answer, Fail's reason, Search's query
 	Thought string
 }
 
@@ -79,6 +81,8 @@ func (m Move) Reply(p *Prompt) string {
 		}
 	case Fail:
 		action = "fail(" + strconv.Quote(m.Text) + ")"
+	case Search:
+		action = "googleSearch(" + strconv.Quote(m.Text) + ")"
 	}
 	return "<Thought>" + thought + "</Thought>\n<Action>" + action + "</Action>"
 }
@@ -107,6 +111,9 @@ func (m Move) runReply() string {
 	case Fail:
 		// The run API ends only with an answer: the answer says the task could not be done.
 		v = map[string]any{"type": "final", "answer": "I could not complete the task: " + m.Text, "thought": m.Thought}
+	case Search:
+		// The run API's tools have no web search.
+		v = map[string]any{"type": "final", "answer": "I could not complete the task: I would need a web search, which this API does not offer", "thought": m.Thought}
 	}
 	b, _ := json.Marshal(v)
 	return string(b)

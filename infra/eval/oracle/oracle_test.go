@@ -11,6 +11,7 @@ import (
 	"github.com/screenagent/backend/shared/agent/actions"
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/runs"
+	"github.com/screenagent/backend/shared/search"
 	"github.com/screenagent/backend/shared/tasks"
 )
 
@@ -243,3 +244,54 @@ func TestHandlerSpeaksChatCompletions(t *testing.T) {
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+const quizDOM = `<title>Quiz</title><body><h1>History quiz</h1><form><p>Question: In which year did Ada Lovelace publish her notes on the Analytical Engine?</p>` +
+	`<label for="a">Your answer</label><input id="7" name="answer"><button id="8" type="submit">Submit answer</button></form></body>`
+
+// TestWebFactSearchesThenReadsTheResults: without results in the prompt the oracle searches; with
+// the engine's rendering of them it picks the year of the sentence that matches the question, not
+// the first year it sees; results that hold no such sentence fail the task.
+func TestWebFactSearchesThenReadsTheResults(t *testing.T) {
+	const task = `Answer the quiz question "In which year did Ada Lovelace publish her notes on the Analytical Engine?" on this page: type the year and submit it.`
+	prompt := func(items ...search.Item) *Prompt {
+		mem := &tasks.Memory{}
+		if items != nil {
+			r := search.Results{Query: "Ada Lovelace notes year", Scope: search.ScopeWeb, Items: items}
+			mem.AddSearch(tasks.SearchNote{Query: r.Query, Summary: search.Summarize(r, 1200)})
+		}
+		system, user := agent.BuildPrompt(agent.PromptInput{
+			Task: task, URL: "http://people.test:8080/quiz", Now: time.Unix(0, 0), Memory: mem,
+			Grammar: actions.PromptText(), Page: page.Render(page.Parse(quizDOM), page.Options{Query: task}).Text,
+		})
+		return Read(system, user)
+	}
+	born := search.Item{Title: "Ada Lovelace", URL: "https://a.example/", Content: "Ada Lovelace was born in 1815. In 1843 she published her notes on the Analytical Engine."}
+	cases := []struct {
+		name     string
+		p        *Prompt
+		wantKind Kind
+		wantText string
+	}{
+		{"no results yet", prompt(), Search, "In which year did Ada Lovelace publish her notes on the Analytical Engine?"},
+		{"the matching sentence's year", prompt(born), Fill, "1843"},
+		{"no sentence answers", prompt(search.Item{Title: "Lovelace Day", URL: "https://b.example/", Content: "Ada Lovelace Day is held every October since 2009."}), Fail, ""},
+	}
+	// Within the step, the results first come back as the server tool's result.
+	followUp := prompt()
+	followUp.ReadLater([]string{"SERVER TOOL RESULT: " + search.Summarize(search.Results{Query: "q", Scope: search.ScopeWeb, Items: []search.Item{born}}, 1200) + "\nNow choose the next action on the page."})
+	cases = append(cases, struct {
+		name     string
+		p        *Prompt
+		wantKind Kind
+		wantText string
+	}{"results in the tool's result", followUp, Fill, "1843"})
+	for _, tc := range cases {
+		m := Decide(tc.p)
+		if m.Kind != tc.wantKind || tc.wantText != "" && m.Text != tc.wantText {
+			t.Errorf("%s: got move %v %q (%s), want %v %q", tc.name, m.Kind, m.Text, m.Thought, tc.wantKind, tc.wantText)
+		}
+	}
+	if got := Decide(prompt()).Reply(prompt()); !strings.Contains(got, `<Action>googleSearch("In which year`) {
+		t.Errorf("search reply = %q, want a googleSearch action", got)
+	}
+}

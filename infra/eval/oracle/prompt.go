@@ -39,6 +39,14 @@ type Prompt struct {
 	// Outside is the user message with the page part cut out: what the prompt presents as the
 	// server's own words.
 	Outside string
+	// Searches are the web searches the prompt shows, with their results.
+	Searches []WebSearch
+}
+
+// WebSearch is one web search the prompt shows: the query and the text of its results.
+type WebSearch struct {
+	Query   string
+	Results string
 }
 
 // Past is one earlier step of the task as the prompt shows it.
@@ -60,6 +68,8 @@ var (
 	userSaid     = regexp.MustCompile(`(?m)^- User: "(.*)"\s*$`)
 	runAnswer    = regexp.MustCompile(`(?m)^USER'S ANSWER TO YOUR QUESTION: (.*)$`)
 	finishArg    = regexp.MustCompile(`(?m)^- finish\("`)
+	// interact: the untrusted block of a web search's results, in the prompt or a tool's result.
+	webSearch = regexp.MustCompile(`(?s)<search_results>\n?Web search for (".*?"), .*?\n(.*?)</search_results>`)
 )
 
 // Read parses the system and user messages of a request. It never fails: what it cannot find
@@ -93,6 +103,7 @@ func Read(system, user string) *Prompt {
 		for _, m := range interactStep.FindAllStringSubmatch(p.Outside, -1) {
 			p.History = append(p.History, Past{Thought: jsonText(m[1]), Action: m[2], Result: m[3], Failed: strings.HasPrefix(m[3], "FAILED")})
 		}
+		p.readSearches(p.Outside)
 		for _, line := range strings.Split(p.Outside, "\n") {
 			if m := userAnswered.FindStringSubmatch(line); m != nil {
 				p.Answers = append(p.Answers, unquote(m[1]))
@@ -103,6 +114,22 @@ func Read(system, user string) *Prompt {
 	}
 	p.Page = readPage(page, p.API)
 	return p
+}
+
+// ReadLater reads the user messages that follow the step's own within one request: the results
+// of the server tools the oracle asked for (a web search's results come back this way first).
+func (p *Prompt) ReadLater(messages []string) {
+	for _, m := range messages {
+		if strings.HasPrefix(m, "SERVER TOOL RESULT:") {
+			p.readSearches(m)
+		}
+	}
+}
+
+func (p *Prompt) readSearches(text string) {
+	for _, m := range webSearch.FindAllStringSubmatch(text, -1) {
+		p.Searches = append(p.Searches, WebSearch{Query: jsonText(m[1]), Results: m[2]})
+	}
 }
 
 // field is the rest of the first line starting with prefix.

@@ -34,6 +34,7 @@ func serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var system, user string
+	var later []string
 	chars := 0
 	for _, m := range in.Messages {
 		text := content(m.Content)
@@ -41,12 +42,16 @@ func serve(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case m.Role == "system":
 			system += text
-		// The step's own message carries the page; a corrective retry adds later user messages.
+		// The step's own message carries the page; corrective retries and server tools' results
+		// come in later user messages.
 		case m.Role == "user" && (user == "" || !strings.Contains(user, "<page_content>") && !strings.Contains(user, "TASK:")):
 			user = text
+		case m.Role == "user":
+			later = append(later, text)
 		}
 	}
 	p := Read(system, user)
+	p.ReadLater(later)
 	reply := Decide(p).Reply(p)
 	prompt, completion := (chars+3)/4, (len(reply)+3)/4
 	w.Header().Set("Content-Type", "application/json")

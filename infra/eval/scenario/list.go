@@ -134,6 +134,18 @@ var All = []Scenario{
 		},
 	},
 	{
+		Name: "web-fact", Level: 3, APIs: []API{Interact},
+		Task:  text(`Answer the quiz question "` + sites.QuizQuestion + `" on this page: type the year and submit it.`),
+		Start: url(sites.People, "/quiz"),
+		Check: func(st sites.State) error {
+			e, err := lastPost(st, sites.People, "/quiz")
+			if err != nil {
+				return err
+			}
+			return formHas(e, map[string]string{"answer": sites.QuizAnswer})
+		},
+	},
+	{
 		Name: "branch-true", Level: 5, APIs: []API{Interact},
 		Task:  text(`On the CRM profile of Initech, check the industry: if Initech is a software company, add it to the watch list; otherwise stop without changing anything.`),
 		Start: url(sites.CRM, "/companies/initech"),

@@ -65,6 +65,13 @@ func (s *Server) people(w http.ResponseWriter, r *http.Request, e Event) {
 <button type="submit">Reserve</button></form>`)
 	case p == "/reserve":
 		page(w, 200, "Reserved — People's Bistro", "", fmt.Sprintf("<h1>Table reserved</h1><p>A table for %s at %s under the name %s.</p>", esc(e.Form["guests"]), esc(e.Form["time"]), esc(e.Form["name"])))
+	case p == "/quiz" && r.Method == http.MethodGet:
+		page(w, 200, "History quiz — People", "", `<h1>History quiz</h1><form method="post" action="/quiz">
+<p>Question: `+esc(QuizQuestion)+`</p>
+<label for="answer">Your answer</label><input id="answer" name="answer" type="text">
+<button type="submit">Submit answer</button></form>`)
+	case p == "/quiz":
+		page(w, 200, "Quiz — People", "", fmt.Sprintf("<h1>Answer received</h1><p>You answered %s.</p>", esc(e.Form["answer"])))
 	default:
 		notFound(w)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/screenagent/backend/infra/eval/stack"
 	"github.com/screenagent/backend/infra/thinclient/browser"
 	"github.com/screenagent/backend/infra/thinclient/drive"
+	"github.com/screenagent/backend/shared/search/searchtest"
 )
 
 // Model says which model the stack's functions call.
@@ -131,11 +132,19 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	defer stopLLM()
 
+	// The open web is a fake Tavily API that knows the sites' Web: the engine's searches go there.
+	web := searchtest.Start(searchtest.Key)
+	defer web.Close()
+	for _, q := range sites.Web {
+		web.Add(q.Query, q.Results...)
+	}
+
 	fmt.Fprintln(progress, "eval: starting the stack (DynamoDB Local, tables, functions)")
 	key := cmp.Or(cfg.Model.Key, "oracle")
 	st, err := stack.Start(ctx, stack.Options{DynamoDBEndpoint: cfg.DynamoDBEndpoint, Log: cfg.Log, Functions: functions, Env: map[string]string{
 		"OPENAI_BASE_URL": llmURL + "/v1", "OPENAI_API_KEY": key, "OPENAI_MODEL": cfg.Model.Name,
 		"LLM_PROVIDER": "openai", "OPENAI_API_KEY_SECRET_ARN": "",
+		"TAVILY_BASE_URL": web.URL(), "TAVILY_API_KEY": searchtest.Key, "TAVILY_API_KEY_SECRET_ARN": "",
 		// The suite's steps come faster than a person's; the tenant limits are not under test here.
 		"RATE_LIMIT_INTERACT": "100000", "RATE_LIMIT_RUNS": "100000",
 	}})
