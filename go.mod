@@ -17,7 +17,7 @@ require (
 	github.com/chromedp/chromedp v0.14.2
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/google/uuid v1.6.0
-	github.com/openai/openai-go/v3 v3.96.0
+	github.com/openai/openai-go/v3 v3.90.0
 	github.com/tiktoken-go/tokenizer v0.10.0
 	golang.org/x/crypto v0.57.0
 	golang.org/x/net v0.60.0
