@@ -65,9 +65,12 @@ unit: local-bin chromium
 eval: chromium
 	$(GO) run ./infra/eval $(EVAL_FLAGS)
 
-## bench: benchmarks (figures, never asserted).
+## bench: the report of infra/bench (binary sizes, cold starts, server work, request units, tokens, cost per 1,000
+## steps), printed and written to infra/bench/RESULTS.md, then the packages' micro-benchmarks. Figures are never asserted.
+MICRO_BENCH := $(sort $(dir $(shell grep -rl --include='*_test.go' '^func Benchmark' shared)))
 bench: local-bin
-	$(LOCAL_BIN) with-dynamodb -- $(GO) test -run='^$$' -bench=. -benchmem ./...
+	$(LOCAL_BIN) with-dynamodb -- bash -c "$(GO) test -run='^$$' -bench=Report -benchtime=1x -timeout=20m ./infra/bench && \
+		$(GO) test -run='^$$' -bench=. -benchmem $(addprefix ./,$(MICRO_BENCH))"
 
 ## invoke FN=<function folder> EVENT=<file>: one invocation, like `sam local invoke -e`, against the DynamoDB Local of `make run`.
 ## EVENT defaults to infra/events/<FN>.json when that file exists (e.g. make invoke FN=cleanup).

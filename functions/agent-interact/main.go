@@ -13,6 +13,7 @@ import (
 	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/knowledge/retrieval"
+	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/metrics"
 	"github.com/screenagent/backend/shared/ratelimit"
 	"github.com/screenagent/backend/shared/retention"
@@ -25,7 +26,7 @@ func main() {
 	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable, config.EnvSessionsTable,
 		config.EnvMessagesTable, config.EnvKnowledgeTable})
 	app.Main("POST /api/agent/interact", required, func(ctx context.Context, a *app.App) (http.Handler, error) {
-		client, info, err := a.LLM(ctx)
+		client, info, err := provider.Load(ctx, a.Config, a.Logger)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/config"
+	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/metrics"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
@@ -21,7 +22,7 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
-		client, info, err := a.LLM(ctx)
+		client, info, err := provider.Load(ctx, a.Config, a.Logger)
 		if err != nil {
 			return nil, err
 		}

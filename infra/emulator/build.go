@@ -18,6 +18,7 @@ const maxBuilds = 2
 // builder builds each function once, on first use; concurrent callers wait for the same build.
 type builder struct {
 	root   string
+	flags  []string
 	log    *slog.Logger
 	ctx    context.Context // canceled by close, which kills builds in progress
 	cancel context.CancelFunc
@@ -36,10 +37,11 @@ type buildState struct {
 	took time.Duration
 }
 
-func newBuilder(root string, log *slog.Logger) *builder {
+func newBuilder(root string, flags []string, log *slog.Logger) *builder {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &builder{
 		root:   root,
+		flags:  flags,
 		log:    log,
 		ctx:    ctx,
 		cancel: cancel,
@@ -97,7 +99,8 @@ func (b *builder) run(f *function, st *buildState) {
 	if !filepath.IsAbs(pkg) {
 		pkg = "./" + filepath.ToSlash(pkg)
 	}
-	cmd := exec.CommandContext(b.ctx, "go", "build", "-tags", "lambda.norpc", "-o", f.bootstrap(), pkg)
+	args := append(append([]string{"build", "-tags", "lambda.norpc"}, b.flags...), "-o", f.bootstrap(), pkg)
+	cmd := exec.CommandContext(b.ctx, "go", args...)
 	cmd.Dir = b.root
 	// For the host, whatever the caller's shell targets: the binary runs here, not in Lambda.
 	cmd.Env = append(os.Environ(), "GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH, "CGO_ENABLED=0")

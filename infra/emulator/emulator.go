@@ -32,6 +32,9 @@ type Config struct {
 	Overrides map[string]string
 	// BuildDir receives <LogicalID>/bootstrap; empty means a temporary directory that Close removes.
 	BuildDir string
+	// BuildFlags are added to every function's `go build` (the bench builds as for Lambda:
+	// -trimpath -ldflags=-s -w).
+	BuildFlags []string
 	// MaxProcesses bounds the processes of each function; 0 means 4.
 	MaxProcesses int
 	// Logger receives request, cold start, build and error logs; nil means slog.Default().
@@ -121,7 +124,7 @@ func New(cfg Config) (_ *Emulator, err error) {
 		routes:    routes,
 		cors:      newCORSPolicy(cors),
 		accountID: accountID,
-		builder:   newBuilder(root, log),
+		builder:   newBuilder(root, cfg.BuildFlags, log),
 		done:      make(chan struct{}),
 		removeDir: removeDir,
 		output:    cfg.Output,

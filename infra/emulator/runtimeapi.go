@@ -44,8 +44,9 @@ type runtimeAPI struct {
 	arn     string
 	srv     *http.Server
 	pending chan *invocation // capacity 1: a process runs one invocation at a time
-	// ready is closed at the first `next`: the runtime has finished its init.
+	// ready is closed at the first `next`: the runtime has finished its init, at readyAt.
 	ready     chan struct{}
+	readyAt   time.Time
 	readyOnce sync.Once
 	initErr   chan *FunctionError
 
@@ -81,7 +82,10 @@ func (a *runtimeAPI) close() {
 }
 
 func (a *runtimeAPI) next(w http.ResponseWriter, r *http.Request) {
-	a.readyOnce.Do(func() { close(a.ready) })
+	a.readyOnce.Do(func() {
+		a.readyAt = time.Now()
+		close(a.ready)
+	})
 	var inv *invocation
 	select {
 	case inv = <-a.pending:

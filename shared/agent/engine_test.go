@@ -16,8 +16,8 @@ import (
 	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/knowledge"
-	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/llm/llmtest"
+	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
@@ -42,7 +42,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	db := dynamotest.New(t)
 	fake := llmtest.New(t)
-	client, err := llm.New(llm.Options{BaseURL: fake.URL(), Model: "test-model", APIKey: "test-key", Backoff: time.Millisecond})
+	client, err := provider.New(provider.Options{BaseURL: fake.URL(), Model: "test-model", APIKey: "test-key", Backoff: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

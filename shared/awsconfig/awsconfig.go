@@ -35,13 +35,14 @@ func Load(ctx context.Context, dynamoEndpoint string) (aws.Config, error) {
 	return cfg, nil
 }
 
-// DynamoDB returns a client for cfg, pointed at endpoint when it is set. Against DynamoDB Local
-// the response CRC check is off: the emulator's error responses carry CRCs the SDK rejects.
-func DynamoDB(cfg aws.Config, endpoint string) *dynamodb.Client {
-	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+// DynamoDB returns a client for cfg, pointed at endpoint when it is set, with optFns applied
+// after. Against DynamoDB Local the response CRC check is off: the emulator's error responses
+// carry CRCs the SDK rejects.
+func DynamoDB(cfg aws.Config, endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
 			o.DisableValidateResponseChecksum = true
 		}
-	})
+	}}, optFns...)...)
 }

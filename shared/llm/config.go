@@ -1,12 +1,11 @@
 package llm
 
 import (
+	"cmp"
 	"context"
-	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -14,8 +13,6 @@ import (
 	"time"
 
 	"github.com/screenagent/backend/shared/config"
-	"github.com/screenagent/backend/shared/secret"
-	"github.com/screenagent/backend/shared/tracing"
 )
 
 // Providers selectable with LLM_PROVIDER.
@@ -38,6 +35,17 @@ const (
 	// the Russian Trusted Root CA, which no default trust store has.
 	EnvGigaChatCACert = "GIGACHAT_CA_CERT"
 )
+
+// GigaChat's public endpoints and its personal-use scope.
+const (
+	GigaChatBaseURL  = "https://gigachat.devices.sberbank.ru/api/v1"
+	GigaChatOAuthURL = "https://ngw.devices.sberbank.ru:9443/api/v2/oauth"
+	GigaChatScope    = "GIGACHAT_API_PERS"
+	GigaChatModel    = "GigaChat"
+)
+
+// DefaultAttemptTimeout bounds one HTTP call to the LLM unless LLM_TIMEOUT_SECONDS says otherwise.
+const DefaultAttemptTimeout = 20 * time.Second
 
 // ErrNotConfigured is matched when the selected provider lacks a required setting; the error is
 // a *NotConfiguredError naming the missing variables.
@@ -63,84 +71,46 @@ func (e *NotConfiguredError) Advice() string {
 		strings.Join(e.Missing, " and "))
 }
 
-// Setup is what FromConfig needs beyond config.Config. The zero value reads the process
-// environment and, only when a secret ARN is configured, AWS Secrets Manager.
-type Setup struct {
-	Getenv  func(string) string
-	Secrets secret.Getter
+// Settings is the resolved configuration of one provider: what the client in llm/provider is built
+// from. It lives here, apart from the client, so that functions which only report the
+// configuration (health) do not link the client's SDK.
+type Settings struct {
+	Provider string
+	BaseURL  string
+	Model    string
+	// Key is the API key (OpenAI) or authorization key (GigaChat) when the environment holds
+	// it; otherwise KeySecret names the Secrets Manager secret to read it from.
+	Key       string
+	KeySecret string
+	OAuthURL  string // GigaChat only
+	Scope     string // GigaChat only
+	CACert    []byte // PEM certificates to trust besides the system's (GigaChat)
+	Timeout   time.Duration
 }
 
-// settings is the resolved configuration of one provider.
-type settings struct {
-	provider  string
-	baseURL   string
-	model     string
-	key       string
-	keySecret string
-	oauthURL  string
-	scope     string
-	caCert    []byte
-	timeout   time.Duration
-}
-
-func (s settings) info() Info {
-	return Info{Provider: s.provider, Model: s.model, BaseURL: s.baseURL}
+// Info describes the endpoint the settings point at.
+func (s Settings) Info() Info {
+	return Info{Provider: s.Provider, Model: s.Model, BaseURL: s.BaseURL}
 }
 
 // Describe resolves the LLM configuration without any network call: what /health reports.
 // The Info is filled as far as the configuration goes even when the error is non-nil.
 func Describe(cfg config.Config, getenv func(string) string) (Info, error) {
-	s, err := resolve(cfg, getenv)
-	return s.info(), err
+	s, err := Resolve(cfg, getenv)
+	return s.Info(), err
 }
 
-// FromConfig builds the configured client at cold start. The key comes from OPENAI_API_KEY (or
-// GIGACHAT_AUTH_KEY); when that is empty and the matching *_SECRET_ARN is set, it is read once
-// from Secrets Manager, as a plain string or a JSON object {"apiKey": "..."}.
-func FromConfig(ctx context.Context, cfg config.Config, setup Setup) (*Chat, Info, error) {
-	s, err := resolve(cfg, setup.Getenv)
-	if err != nil {
-		return nil, s.info(), err
-	}
-	if s.key == "" {
-		secrets := setup.Secrets
-		if secrets == nil {
-			if secrets, err = secret.NewGetter(ctx); err != nil {
-				return nil, s.info(), err
-			}
-		}
-		if s.key, err = secret.ReadKey(ctx, secrets, s.keySecret); err != nil {
-			return nil, s.info(), fmt.Errorf("llm: %w", err)
-		}
-	}
-	var c *Chat
-	switch s.provider {
-	case ProviderGigaChat:
-		hc, herr := trustingHTTPClient(s.caCert)
-		if herr != nil {
-			return nil, s.info(), herr
-		}
-		c, err = NewGigaChat(GigaChatOptions{
-			BaseURL: s.baseURL, OAuthURL: s.oauthURL, AuthKey: s.key, Scope: s.scope, Model: s.model,
-			HTTPClient: hc, AttemptTimeout: s.timeout,
-		})
-	default:
-		c, err = New(Options{Provider: s.provider, BaseURL: s.baseURL, Model: s.model, APIKey: s.key, AttemptTimeout: s.timeout})
-	}
-	if err != nil {
-		return nil, s.info(), err
-	}
-	return c, c.Info(), nil
-}
-
-func resolve(cfg config.Config, getenv func(string) string) (settings, error) {
+// Resolve reads the selected provider's settings from cfg and getenv (nil means os.Getenv).
+// A missing setting is an error matching ErrNotConfigured; an invalid one is another error.
+// The Settings are filled as far as the configuration goes even when the error is non-nil.
+func Resolve(cfg config.Config, getenv func(string) string) (Settings, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
-	s := settings{provider: strings.ToLower(get(EnvProvider)), timeout: DefaultAttemptTimeout}
-	if s.provider == "" {
-		s.provider = ProviderOpenAI
+	s := Settings{Provider: strings.ToLower(get(EnvProvider)), Timeout: DefaultAttemptTimeout}
+	if s.Provider == "" {
+		s.Provider = ProviderOpenAI
 	}
 	var problems, missing []string
 	if v := get(EnvTimeout); v != "" {
@@ -148,50 +118,50 @@ func resolve(cfg config.Config, getenv func(string) string) (settings, error) {
 		if err != nil || secs <= 0 || secs > 900 {
 			problems = append(problems, fmt.Sprintf("%s must be a number of seconds between 0 and 900, got %q", EnvTimeout, v))
 		} else {
-			s.timeout = time.Duration(secs * float64(time.Second))
+			s.Timeout = time.Duration(secs * float64(time.Second))
 		}
 	}
-	switch s.provider {
+	switch s.Provider {
 	case ProviderOpenAI:
-		s.baseURL, s.model, s.key, s.keySecret = cfg.OpenAIBaseURL, cfg.OpenAIModel, cfg.OpenAIAPIKey, cfg.OpenAIAPIKeySecret
-		if s.baseURL == "" {
+		s.BaseURL, s.Model, s.Key, s.KeySecret = cfg.OpenAIBaseURL, cfg.OpenAIModel, cfg.OpenAIAPIKey, cfg.OpenAIAPIKeySecret
+		if s.BaseURL == "" {
 			missing = append(missing, config.EnvOpenAIBaseURL)
 		}
-		if s.model == "" {
+		if s.Model == "" {
 			missing = append(missing, config.EnvOpenAIModel)
 		}
-		if s.key == "" && s.keySecret == "" {
+		if s.Key == "" && s.KeySecret == "" {
 			missing = append(missing, config.EnvOpenAIAPIKey+" or "+config.EnvOpenAIAPIKeySecret)
 		}
 	case ProviderGigaChat:
-		s.baseURL = orDefaultString(get(EnvGigaChatBaseURL), GigaChatBaseURL)
-		s.oauthURL = orDefaultString(get(EnvGigaChatOAuthURL), GigaChatOAuthURL)
-		s.model = orDefaultString(get(EnvGigaChatModel), GigaChatModel)
-		s.scope = orDefaultString(get(EnvGigaChatScope), GigaChatScope)
-		s.key, s.keySecret = get(EnvGigaChatAuthKey), get(EnvGigaChatAuthKeySecret)
-		if s.key == "" && s.keySecret == "" {
+		s.BaseURL = cmp.Or(get(EnvGigaChatBaseURL), GigaChatBaseURL)
+		s.OAuthURL = cmp.Or(get(EnvGigaChatOAuthURL), GigaChatOAuthURL)
+		s.Model = cmp.Or(get(EnvGigaChatModel), GigaChatModel)
+		s.Scope = cmp.Or(get(EnvGigaChatScope), GigaChatScope)
+		s.Key, s.KeySecret = get(EnvGigaChatAuthKey), get(EnvGigaChatAuthKeySecret)
+		if s.Key == "" && s.KeySecret == "" {
 			missing = append(missing, EnvGigaChatAuthKey+" or "+EnvGigaChatAuthKeySecret)
 		}
-		for _, u := range []struct{ name, value string }{{EnvGigaChatBaseURL, s.baseURL}, {EnvGigaChatOAuthURL, s.oauthURL}} {
+		for _, u := range []struct{ name, value string }{{EnvGigaChatBaseURL, s.BaseURL}, {EnvGigaChatOAuthURL, s.OAuthURL}} {
 			if p, err := url.Parse(u.value); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 				problems = append(problems, fmt.Sprintf("%s must be an absolute http(s) URL, got %q", u.name, u.value))
 			}
 		}
 		if v := get(EnvGigaChatCACert); v != "" {
 			// Tolerate the PEM's line breaks written as \n, as single-line env files need.
-			s.caCert = []byte(strings.ReplaceAll(v, `\n`, "\n"))
-			if !x509.NewCertPool().AppendCertsFromPEM(s.caCert) {
+			s.CACert = []byte(strings.ReplaceAll(v, `\n`, "\n"))
+			if !x509.NewCertPool().AppendCertsFromPEM(s.CACert) {
 				problems = append(problems, EnvGigaChatCACert+" holds no PEM certificate")
 			}
 		}
 	default:
-		problems = append(problems, fmt.Sprintf("%s must be %s or %s, got %q", EnvProvider, ProviderOpenAI, ProviderGigaChat, s.provider))
+		problems = append(problems, fmt.Sprintf("%s must be %s or %s, got %q", EnvProvider, ProviderOpenAI, ProviderGigaChat, s.Provider))
 	}
 	if len(problems) > 0 {
 		return s, fmt.Errorf("configuration: %s", strings.Join(append(problems, missingText(missing)...), "; "))
 	}
 	if len(missing) > 0 {
-		return s, &NotConfiguredError{Provider: s.provider, Missing: missing}
+		return s, &NotConfiguredError{Provider: s.Provider, Missing: missing}
 	}
 	return s, nil
 }
@@ -201,23 +171,6 @@ func missingText(missing []string) []string {
 		return nil
 	}
 	return []string{"missing " + strings.Join(missing, ", ")}
-}
-
-// trustingHTTPClient returns a traced client that also trusts the PEM certificates given.
-func trustingHTTPClient(pem []byte) (*http.Client, error) {
-	if len(pem) == 0 {
-		return tracing.HTTPClient(&http.Client{}), nil
-	}
-	pool, err := x509.SystemCertPool()
-	if err != nil {
-		pool = x509.NewCertPool()
-	}
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("llm: %s holds no PEM certificate", EnvGigaChatCACert)
-	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	return tracing.HTTPClient(&http.Client{Transport: tr}), nil
 }
 
 // Unconfigured is the Client of a deployment whose LLM is not configured: every call fails with

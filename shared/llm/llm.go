@@ -1,7 +1,7 @@
-// Package llm is the chat-completion client the interact and run engines share: any
-// OpenAI-compatible endpoint (OpenAI, OpenRouter, Groq, local servers) through openai-go, and
-// GigaChat through its OAuth token exchange. It keeps every call inside the caller's deadline,
-// retries transient failures itself, and reports usage, latency and attempts.
+// Package llm is what the interact and run engines know of the LLM: the Client interface, its
+// requests, replies and errors, one corrective retry on unusable replies, and the configuration
+// (which provider, model and endpoint). It links no provider SDK, so a function that only reports
+// the configuration (health) or stores runs stays small; the client itself is llm/provider.
 package llm
 
 import (

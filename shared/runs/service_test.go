@@ -12,6 +12,7 @@ import (
 	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/llm/llmtest"
+	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/gate"
 	"github.com/screenagent/backend/shared/runs/runsdb"
@@ -29,7 +30,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	db := dynamotest.New(t)
 	fake := llmtest.New(t)
-	client, err := llm.New(llm.Options{BaseURL: fake.URL(), Model: "test-model", APIKey: "test-key", Backoff: time.Millisecond})
+	client, err := provider.New(provider.Options{BaseURL: fake.URL(), Model: "test-model", APIKey: "test-key", Backoff: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,9 @@
-package llm
+// Package provider is the LLM client the functions that call the LLM build at cold start: any
+// OpenAI-compatible endpoint (OpenAI, OpenRouter, Groq, local servers) through openai-go, and
+// GigaChat through its OAuth token exchange. It keeps every call inside the caller's deadline,
+// retries transient failures itself, and reports usage, latency and attempts. Only the functions
+// that call the LLM import it: openai-go alone weighs more than a whole function without it.
+package provider
 
 import (
 	"cmp"
@@ -13,14 +18,14 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/screenagent/backend/shared/httpretry"
+	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/tracing"
 )
 
-// Defaults of Options.
+// Defaults of Options (the attempt timeout's is llm.DefaultAttemptTimeout).
 const (
-	DefaultAttemptTimeout = 20 * time.Second
-	DefaultSafetyMargin   = time.Second
-	DefaultBackoff        = 500 * time.Millisecond
+	DefaultSafetyMargin = time.Second
+	DefaultBackoff      = 500 * time.Millisecond
 )
 
 const (
@@ -40,7 +45,7 @@ type TokenSource interface {
 	Invalidate(token string)
 }
 
-// Options configure a Chat.
+// Options configure a Client.
 type Options struct {
 	// Provider names the endpoint in Info and errors; default "openai".
 	Provider string
@@ -59,10 +64,10 @@ type Options struct {
 	Backoff time.Duration
 }
 
-// Chat is a chat-completions client for an OpenAI-compatible endpoint.
-type Chat struct {
+// Client is a chat-completions client for an OpenAI-compatible endpoint.
+type Client struct {
 	completions openai.ChatCompletionService
-	info        Info
+	info        llm.Info
 	tokens      TokenSource
 	retry       httpretry.Policy
 	// maxCompletionTokens: OpenAI's own API refuses max_tokens for its reasoning models, while
@@ -70,11 +75,11 @@ type Chat struct {
 	maxCompletionTokens bool
 }
 
-var _ Client = (*Chat)(nil)
+var _ llm.Client = (*Client)(nil)
 
-// New returns a Chat for o. The SDK's own retries are off: Complete retries within the
+// New returns a Client for o. The SDK's own retries are off: Complete retries within the
 // caller's deadline instead.
-func New(o Options) (*Chat, error) {
+func New(o Options) (*Client, error) {
 	base, err := url.Parse(o.BaseURL)
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return nil, fmt.Errorf("llm: base URL must be an absolute http(s) URL, got %q", o.BaseURL)
@@ -83,13 +88,13 @@ func New(o Options) (*Chat, error) {
 		return nil, errors.New("llm: model is required")
 	}
 	if o.Provider == "" {
-		o.Provider = ProviderOpenAI
+		o.Provider = llm.ProviderOpenAI
 	}
 	hc := o.HTTPClient
 	if hc == nil {
 		hc = tracing.HTTPClient(&http.Client{})
 	}
-	c := &Chat{
+	c := &Client{
 		// The chat-completions service alone, not openai.NewClient: it reads no OPENAI_*
 		// variables behind our back, and keeps every other API out of the binary.
 		completions: openai.NewChatCompletionService(
@@ -98,11 +103,11 @@ func New(o Options) (*Chat, error) {
 			option.WithHTTPClient(hc),
 			option.WithMaxRetries(0),
 		),
-		info:   Info{Provider: o.Provider, Model: o.Model, BaseURL: o.BaseURL},
+		info:   llm.Info{Provider: o.Provider, Model: o.Model, BaseURL: o.BaseURL},
 		tokens: o.Tokens,
 		retry: httpretry.Policy{
 			MaxAttempts:    maxAttempts,
-			AttemptTimeout: orDefault(o.AttemptTimeout, DefaultAttemptTimeout),
+			AttemptTimeout: orDefault(o.AttemptTimeout, llm.DefaultAttemptTimeout),
 			Margin:         orDefault(o.SafetyMargin, DefaultSafetyMargin),
 			MinAttempt:     minAttempt,
 			Backoff:        orDefault(o.Backoff, DefaultBackoff),
@@ -114,16 +119,16 @@ func New(o Options) (*Chat, error) {
 }
 
 // Info describes the endpoint.
-func (c *Chat) Info() Info { return c.info }
+func (c *Client) Info() llm.Info { return c.info }
 
 // Complete sends req, retrying twice on 429, 5xx, timeouts and connection errors with
 // exponential backoff and jitter (or the server's Retry-After when longer). No attempt starts,
 // and no wait is made, that could not finish SafetyMargin before ctx's deadline.
-func (c *Chat) Complete(ctx context.Context, req Request) (Response, error) {
+func (c *Client) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	start := time.Now()
 	params, err := c.params(req)
 	if err != nil {
-		return Response{}, &Error{Provider: c.info.Provider, Err: err}
+		return llm.Response{}, &llm.Error{Provider: c.info.Provider, Err: err}
 	}
 	var comp *openai.ChatCompletion
 	attempts, last := c.retry.Do(ctx, func(ctx context.Context, timeout time.Duration) *httpretry.Failure {
@@ -132,9 +137,9 @@ func (c *Chat) Complete(ctx context.Context, req Request) (Response, error) {
 		return f
 	})
 	if last == nil {
-		return Response{
+		return llm.Response{
 			Content: comp.Choices[0].Message.Content,
-			Usage: Usage{
+			Usage: llm.Usage{
 				PromptTokens:     int(comp.Usage.PromptTokens),
 				CompletionTokens: int(comp.Usage.CompletionTokens),
 				TotalTokens:      int(comp.Usage.TotalTokens),
@@ -144,21 +149,21 @@ func (c *Chat) Complete(ctx context.Context, req Request) (Response, error) {
 			Attempts: attempts,
 		}, nil
 	}
-	return Response{}, &Error{Provider: c.info.Provider, StatusCode: last.Status, Code: last.Code, Attempts: attempts, Err: last.Err}
+	return llm.Response{}, &llm.Error{Provider: c.info.Provider, StatusCode: last.Status, Code: last.Code, Attempts: attempts, Err: last.Err}
 }
 
-func (c *Chat) params(req Request) (openai.ChatCompletionNewParams, error) {
+func (c *Client) params(req llm.Request) (openai.ChatCompletionNewParams, error) {
 	if len(req.Messages) == 0 {
 		return openai.ChatCompletionNewParams{}, errors.New("request has no messages")
 	}
 	p := openai.ChatCompletionNewParams{Model: c.info.Model}
 	for i, m := range req.Messages {
 		switch m.Role {
-		case RoleSystem:
+		case llm.RoleSystem:
 			p.Messages = append(p.Messages, openai.SystemMessage(m.Content))
-		case RoleUser:
+		case llm.RoleUser:
 			p.Messages = append(p.Messages, openai.UserMessage(m.Content))
-		case RoleAssistant:
+		case llm.RoleAssistant:
 			p.Messages = append(p.Messages, openai.AssistantMessage(m.Content))
 		default:
 			return p, fmt.Errorf("message %d has unknown role %q", i, m.Role)
@@ -178,7 +183,7 @@ func (c *Chat) params(req Request) (openai.ChatCompletionNewParams, error) {
 }
 
 // attempt makes one HTTP call bounded by timeout.
-func (c *Chat) attempt(ctx context.Context, params openai.ChatCompletionNewParams, timeout time.Duration) (*openai.ChatCompletion, *httpretry.Failure) {
+func (c *Client) attempt(ctx context.Context, params openai.ChatCompletionNewParams, timeout time.Duration) (*openai.ChatCompletion, *httpretry.Failure) {
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var httpRes *http.Response

@@ -1,4 +1,4 @@
-package llm
+package provider
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 )
 
@@ -34,7 +35,7 @@ func (w *waits) all() []time.Duration {
 	return append([]time.Duration(nil), w.d...)
 }
 
-func newTestChat(t *testing.T, baseURL string, o Options) (*Chat, *waits) {
+func newTestChat(t *testing.T, baseURL string, o Options) (*Client, *waits) {
 	t.Helper()
 	o.BaseURL, o.Model, o.APIKey = baseURL, "test-model", testKey
 	c, err := New(o)
@@ -46,7 +47,7 @@ func newTestChat(t *testing.T, baseURL string, o Options) (*Chat, *waits) {
 	return c, w
 }
 
-var hello = Request{Messages: []Message{{RoleSystem, "You are a test."}, {RoleUser, "Say hi."}}}
+var hello = llm.Request{Messages: []llm.Message{{Role: llm.RoleSystem, Content: "You are a test."}, {Role: llm.RoleUser, Content: "Say hi."}}}
 
 func TestCompleteRetries(t *testing.T) {
 	cases := []struct {
@@ -55,7 +56,7 @@ func TestCompleteRetries(t *testing.T) {
 		opts       Options
 		timeout    time.Duration // of the caller's context; 0 for none
 		want       string
-		wantUsage  Usage
+		wantUsage  llm.Usage
 		wantStatus int
 		attempts   int
 		minWaits   []time.Duration
@@ -65,7 +66,7 @@ func TestCompleteRetries(t *testing.T) {
 			name:      "success with usage",
 			script:    func(s *llmtest.Server) { s.ReplyWithUsage("hi", 11, 7) },
 			want:      "hi",
-			wantUsage: Usage{11, 7, 18},
+			wantUsage: llm.Usage{PromptTokens: 11, CompletionTokens: 7, TotalTokens: 18},
 			attempts:  1,
 		},
 		{
@@ -76,7 +77,7 @@ func TestCompleteRetries(t *testing.T) {
 				s.ReplyWithUsage("ok", 5, 2)
 			},
 			want:      "ok",
-			wantUsage: Usage{5, 2, 7},
+			wantUsage: llm.Usage{PromptTokens: 5, CompletionTokens: 2, TotalTokens: 7},
 			attempts:  3,
 			minWaits:  []time.Duration{0, 0},
 		},
@@ -87,7 +88,7 @@ func TestCompleteRetries(t *testing.T) {
 				s.ReplyWithUsage("ok", 1, 1)
 			},
 			want:      "ok",
-			wantUsage: Usage{1, 1, 2},
+			wantUsage: llm.Usage{PromptTokens: 1, CompletionTokens: 1, TotalTokens: 2},
 			attempts:  2,
 			minWaits:  []time.Duration{2 * time.Second},
 		},
@@ -129,7 +130,7 @@ func TestCompleteRetries(t *testing.T) {
 			},
 			opts:      Options{AttemptTimeout: 100 * time.Millisecond},
 			want:      "late",
-			wantUsage: Usage{3, 1, 4},
+			wantUsage: llm.Usage{PromptTokens: 3, CompletionTokens: 1, TotalTokens: 4},
 			attempts:  2,
 			minWaits:  []time.Duration{0},
 		},
@@ -197,9 +198,9 @@ func TestCompleteRetries(t *testing.T) {
 				}
 				return
 			}
-			var llmErr *Error
-			if !errors.Is(err, ErrUnavailable) || !errors.As(err, &llmErr) {
-				t.Fatalf("Complete() error = %v, want an *Error matching ErrUnavailable", err)
+			var llmErr *llm.Error
+			if !errors.Is(err, llm.ErrUnavailable) || !errors.As(err, &llmErr) {
+				t.Fatalf("Complete() error = %v, want an *llm.Error matching ErrUnavailable", err)
 			}
 			t.Logf("error: %v", err)
 			if llmErr.Attempts != tc.attempts || llmErr.StatusCode != tc.wantStatus {
@@ -231,9 +232,9 @@ func TestCompleteConnectionErrorsAreRetried(t *testing.T) {
 	ln.Close()
 	c, w := newTestChat(t, "http://"+addr+"/v1", Options{Backoff: time.Millisecond})
 	_, err = c.Complete(context.Background(), hello)
-	var llmErr *Error
-	if !errors.As(err, &llmErr) || !errors.Is(err, ErrUnavailable) {
-		t.Fatalf("Complete() error = %v, want *Error matching ErrUnavailable", err)
+	var llmErr *llm.Error
+	if !errors.As(err, &llmErr) || !errors.Is(err, llm.ErrUnavailable) {
+		t.Fatalf("Complete() error = %v, want *llm.Error matching ErrUnavailable", err)
 	}
 	if llmErr.Attempts != 3 || llmErr.StatusCode != 0 || len(w.all()) != 2 {
 		t.Errorf("got %d attempts, status %d, %d waits; want 3, 0, 2", llmErr.Attempts, llmErr.StatusCode, len(w.all()))
@@ -253,7 +254,7 @@ func TestCompleteCallerCancel(t *testing.T) {
 		cancel()
 	}()
 	_, err := c.Complete(ctx, hello)
-	if !errors.Is(err, context.Canceled) || !errors.Is(err, ErrUnavailable) {
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, llm.ErrUnavailable) {
 		t.Fatalf("Complete() error = %v, want context.Canceled and ErrUnavailable", err)
 	}
 	if srv.Calls() != 1 || len(w.all()) != 0 {
@@ -268,7 +269,7 @@ func TestCompleteNoBudget(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_, err := c.Complete(ctx, hello)
-	var llmErr *Error
+	var llmErr *llm.Error
 	if !errors.As(err, &llmErr) || llmErr.Attempts != 0 || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Complete() error = %v, want no attempt and DeadlineExceeded", err)
 	}
@@ -282,12 +283,12 @@ func TestCompleteSendsTheRequest(t *testing.T) {
 	srv.Reply("<Thought>t</Thought><Action>finish()</Action>")
 	c, _ := newTestChat(t, srv.URL(), Options{})
 	temp := 0.2
-	req := Request{
-		Messages: []Message{
-			{RoleSystem, "rules"},
-			{RoleUser, "first"},
-			{RoleAssistant, "earlier reply"},
-			{RoleUser, "task: buy milk"},
+	req := llm.Request{
+		Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: "rules"},
+			{Role: llm.RoleUser, Content: "first"},
+			{Role: llm.RoleAssistant, Content: "earlier reply"},
+			{Role: llm.RoleUser, Content: "task: buy milk"},
 		},
 		MaxTokens:   300,
 		Temperature: &temp,
@@ -315,14 +316,14 @@ func TestParams(t *testing.T) {
 	cases := []struct {
 		name           string
 		baseURL        string
-		req            Request
+		req            llm.Request
 		wantErr        bool
 		wantCompletion bool
 	}{
-		{"OpenAI gets max_completion_tokens", "https://api.openai.com/v1", Request{Messages: hello.Messages, MaxTokens: 5}, false, true},
-		{"others get max_tokens", "https://openrouter.ai/api/v1", Request{Messages: hello.Messages, MaxTokens: 5}, false, false},
-		{"no messages", "https://api.openai.com/v1", Request{}, true, false},
-		{"unknown role", "https://api.openai.com/v1", Request{Messages: []Message{{"tool", "x"}}}, true, false},
+		{"OpenAI gets max_completion_tokens", "https://api.openai.com/v1", llm.Request{Messages: hello.Messages, MaxTokens: 5}, false, true},
+		{"others get max_tokens", "https://openrouter.ai/api/v1", llm.Request{Messages: hello.Messages, MaxTokens: 5}, false, false},
+		{"no messages", "https://api.openai.com/v1", llm.Request{}, true, false},
+		{"unknown role", "https://api.openai.com/v1", llm.Request{Messages: []llm.Message{{Role: "tool", Content: "x"}}}, true, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
-package llm
+package provider
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,15 +15,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/screenagent/backend/shared/httpretry"
+	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/tracing"
-)
-
-// GigaChat's public endpoints and its personal-use scope.
-const (
-	GigaChatBaseURL  = "https://gigachat.devices.sberbank.ru/api/v1"
-	GigaChatOAuthURL = "https://ngw.devices.sberbank.ru:9443/api/v2/oauth"
-	GigaChatScope    = "GIGACHAT_API_PERS"
-	GigaChatModel    = "GigaChat"
 )
 
 const (
@@ -38,12 +32,12 @@ const (
 // GigaChatOptions configure GigaChat: the OAuth client-credentials exchange, then its
 // OpenAI-like chat-completions API with the bearer token.
 type GigaChatOptions struct {
-	BaseURL  string // default GigaChatBaseURL
-	OAuthURL string // default GigaChatOAuthURL
+	BaseURL  string // default llm.GigaChatBaseURL
+	OAuthURL string // default llm.GigaChatOAuthURL
 	// AuthKey is the project's authorization key: base64 of "client_id:client_secret".
 	AuthKey string
-	Scope   string // default GigaChatScope
-	Model   string // default GigaChatModel
+	Scope   string // default llm.GigaChatScope
+	Model   string // default llm.GigaChatModel
 	// HTTPClient defaults to a traced http.Client. GigaChat's certificates chain to the Russian
 	// Trusted Root CA, which a client must trust (see FromConfig's GIGACHAT_CA_CERT).
 	HTTPClient *http.Client
@@ -54,8 +48,8 @@ type GigaChatOptions struct {
 	Backoff        time.Duration
 }
 
-// NewGigaChat returns a Chat for GigaChat.
-func NewGigaChat(o GigaChatOptions) (*Chat, error) {
+// NewGigaChat returns a Client for GigaChat.
+func NewGigaChat(o GigaChatOptions) (*Client, error) {
 	if o.AuthKey == "" {
 		return nil, errors.New("llm: gigachat authorization key is required")
 	}
@@ -63,14 +57,14 @@ func NewGigaChat(o GigaChatOptions) (*Chat, error) {
 	if hc == nil {
 		hc = tracing.HTTPClient(&http.Client{})
 	}
-	oauthURL := orDefaultString(o.OAuthURL, GigaChatOAuthURL)
+	oauthURL := cmp.Or(o.OAuthURL, llm.GigaChatOAuthURL)
 	if u, err := url.Parse(oauthURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("llm: gigachat OAuth URL must be an absolute http(s) URL, got %q", oauthURL)
 	}
 	tokens := &gigaChatTokens{
 		oauthURL: oauthURL,
 		authKey:  o.AuthKey,
-		scope:    orDefaultString(o.Scope, GigaChatScope),
+		scope:    cmp.Or(o.Scope, llm.GigaChatScope),
 		http:     hc,
 		now:      o.Now,
 		sem:      make(chan struct{}, 1),
@@ -79,9 +73,9 @@ func NewGigaChat(o GigaChatOptions) (*Chat, error) {
 		tokens.now = time.Now
 	}
 	return New(Options{
-		Provider:       ProviderGigaChat,
-		BaseURL:        orDefaultString(o.BaseURL, GigaChatBaseURL),
-		Model:          orDefaultString(o.Model, GigaChatModel),
+		Provider:       llm.ProviderGigaChat,
+		BaseURL:        cmp.Or(o.BaseURL, llm.GigaChatBaseURL),
+		Model:          cmp.Or(o.Model, llm.GigaChatModel),
 		Tokens:         tokens,
 		HTTPClient:     hc,
 		AttemptTimeout: o.AttemptTimeout,
@@ -179,11 +173,4 @@ func expiry(v int64, issued time.Time) time.Time {
 	default:
 		return time.UnixMilli(v)
 	}
-}
-
-func orDefaultString(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

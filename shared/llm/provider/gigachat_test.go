@@ -1,4 +1,4 @@
-package llm
+package provider
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 )
 
@@ -32,7 +33,7 @@ func (c *clock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-func newGigaChat(t *testing.T, srv *llmtest.Server, key string) (*Chat, *clock) {
+func newGigaChat(t *testing.T, srv *llmtest.Server, key string) (*Client, *clock) {
 	t.Helper()
 	clk := &clock{now: time.Now()}
 	c, err := NewGigaChat(GigaChatOptions{
@@ -83,8 +84,8 @@ func TestGigaChatTokens(t *testing.T) {
 				t.Fatalf("got %d token requests, want %d", len(tokens), tc.wantTokens)
 			}
 			for _, tr := range tokens {
-				if _, err := uuid.Parse(tr.RqUID); err != nil || tr.Scope != GigaChatScope {
-					t.Errorf("got token request %+v, want a uuid RqUID and scope %s", tr, GigaChatScope)
+				if _, err := uuid.Parse(tr.RqUID); err != nil || tr.Scope != llm.GigaChatScope {
+					t.Errorf("got token request %+v, want a uuid RqUID and scope %s", tr, llm.GigaChatScope)
 				}
 			}
 			if len(tokens) == 2 && tokens[0].RqUID == tokens[1].RqUID {
@@ -94,8 +95,8 @@ func TestGigaChatTokens(t *testing.T) {
 			if got := reqs[len(reqs)-1].Header.Get("Authorization"); got != tc.wantSecondAuth {
 				t.Errorf("second call sent Authorization %q, want %q", got, tc.wantSecondAuth)
 			}
-			if reqs[0].Model != GigaChatModel {
-				t.Errorf("got model %q, want %q", reqs[0].Model, GigaChatModel)
+			if reqs[0].Model != llm.GigaChatModel {
+				t.Errorf("got model %q, want %q", reqs[0].Model, llm.GigaChatModel)
 			}
 		})
 	}
@@ -154,9 +155,9 @@ func TestGigaChatOAuthFailures(t *testing.T) {
 				}
 				return
 			}
-			var llmErr *Error
-			if !errors.As(err, &llmErr) || !errors.Is(err, ErrUnavailable) {
-				t.Fatalf("Complete() error = %v, want *Error matching ErrUnavailable", err)
+			var llmErr *llm.Error
+			if !errors.As(err, &llmErr) || !errors.Is(err, llm.ErrUnavailable) {
+				t.Fatalf("Complete() error = %v, want *llm.Error matching ErrUnavailable", err)
 			}
 			if llmErr.StatusCode != tc.wantStatus || llmErr.Attempts != tc.attempts || srv.Calls() != 0 {
 				t.Errorf("got status %d, %d attempts, %d chat calls; want %d, %d, 0", llmErr.StatusCode, llmErr.Attempts, srv.Calls(), tc.wantStatus, tc.attempts)
