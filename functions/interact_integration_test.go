@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/stacktest"
@@ -130,6 +131,10 @@ func TestInteractRateLimit(t *testing.T) {
 	stack := stacktest.New(t, stacktest.Options{Env: llmEnv(fake, nil)})
 	createUser(t, stack, "ada@example.com", "a long enough passphrase")
 	ada := login(t, stack.URL, "ada@example.com", "a long enough passphrase")
+	// The limit counts per minute window: the burst must not straddle two of them.
+	if left := time.Until(time.Now().Truncate(time.Minute).Add(time.Minute)); left < 30*time.Second {
+		time.Sleep(left + time.Second)
+	}
 	var mu sync.Mutex
 	counts := map[int]int{}
 	var wg sync.WaitGroup

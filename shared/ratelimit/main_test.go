@@ -9,9 +9,10 @@ import (
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
 
-// windowStart is the start of a minute window; tests pin their clock inside it, so no test
-// depends on when it runs.
-var windowStart = time.Unix(1_767_225_600, 0) // 2026-01-01T00:00:00Z, a multiple of 60
+// windowStart is the start of a minute (and a 15-minute) window; tests pin their clock inside
+// it, so no test depends on when it runs. It lies in the future: DynamoDB Local's TTL deletes
+// counters whose expiry has passed in real time, which would make a count vanish mid-test.
+var windowStart = time.Unix(4_102_444_800, 0) // 2100-01-01T00:00:00Z
 
 // fixedClock is a clock tests move by hand between requests, never while requests run.
 type fixedClock struct{ t time.Time }
