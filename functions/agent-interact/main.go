@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/screenagent/backend/shared/agent"
+	"github.com/screenagent/backend/shared/agent/agentdb"
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/config"
@@ -52,7 +53,7 @@ func main() {
 		engine := &agent.Engine{
 			Tasks:     taskStore,
 			Chat:      chatStore,
-			DB:        a.DynamoDB,
+			Commit:    &agentdb.Writer{Tasks: taskStore, Chat: chatStore, DB: a.DynamoDB, Logger: a.Logger},
 			Knowledge: know,
 			Search:    search.NewSearcher(backend, searchdb.New(a.DynamoDB, a.Config.TasksTable), a.Logger),
 			LLM:       client,

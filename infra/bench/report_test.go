@@ -31,6 +31,7 @@ import (
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/agent"
+	"github.com/screenagent/backend/shared/agent/agentdb"
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/auth"
@@ -334,7 +335,7 @@ func newStepEnv(b *testing.B, db *dynamotest.DB) *stepEnv {
 	taskStore.Retention = policy.Tasks
 	chatStore := chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable)
 	chatStore.Retention = policy.Chat
-	engine := &agent.Engine{Tasks: taskStore, Chat: chatStore, DB: a.DynamoDB, Knowledge: know, LLM: e.llm, Model: "bench-model", Logger: a.Logger}
+	engine := &agent.Engine{Tasks: taskStore, Chat: chatStore, Commit: &agentdb.Writer{Tasks: taskStore, Chat: chatStore, DB: a.DynamoDB}, Knowledge: know, LLM: e.llm, Model: "bench-model", Logger: a.Logger}
 	if e.interact, err = a.Protect(ratelimit.ClassInteract, interactHandler(engine)); err != nil {
 		b.Fatal(err)
 	}

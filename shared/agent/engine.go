@@ -12,10 +12,9 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/screenagent/backend/shared/agent/actions"
+	"github.com/screenagent/backend/shared/agent/commit"
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/chat"
-	"github.com/screenagent/backend/shared/chat/chatdb"
-	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/knowledge"
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/search"
@@ -39,14 +38,9 @@ var (
 type TaskStore interface {
 	GetTask(ctx context.Context, tenantID, taskID string) (tasks.Task, error)
 	Steps(ctx context.Context, tenantID, taskID string) ([]tasks.Step, error)
-	StepItems(task tasks.Task, isNew bool, step tasks.Step, status tasks.Status) ([]dynamo.Item, error)
 	FailTask(ctx context.Context, task tasks.Task, reason string) error
 	AlignSteps(ctx context.Context, tenantID, taskID string) error
 	GetIdempotency(ctx context.Context, tenantID, key string) (tasks.IdempotencyRecord, error)
-	IdempotencyItem(tenantID string, rec tasks.IdempotencyRecord) (dynamo.Item, error)
-	DebugItem(tenantID string, e tasks.DebugEntry) (dynamo.Item, error)
-	VerificationItem(tenantID string, v tasks.Verification) (dynamo.Item, error)
-	CorrectionItem(tenantID string, c tasks.Correction) (dynamo.Item, error)
 	PutDebug(ctx context.Context, tenantID string, e tasks.DebugEntry) error
 	TaskLeases
 }
@@ -55,10 +49,13 @@ type TaskStore interface {
 type ChatStore interface {
 	GetSession(ctx context.Context, tenantID, sessionID string) (chat.Session, error)
 	CaptureDOM(ctx context.Context, tenantID, sessionID, dom string) (chat.DOMCapture, error)
-	CreateWrites(sess chat.Session, step chatdb.Step, now time.Time) (chatdb.Batch, error)
-	AppendWrites(sess chat.Session, step chatdb.Step, now time.Time) (chatdb.Batch, error)
 	SetStatus(ctx context.Context, tenantID, sessionID string, status chat.Status) (chat.Session, error)
-	AfterCommit(ctx context.Context, b chatdb.Batch) error
+}
+
+// StepWriter commits everything a step writes in one all-or-nothing transaction (agentdb.Writer).
+// A task or session changed since it was read fails it with tasks.ErrConflict.
+type StepWriter interface {
+	CommitStep(ctx context.Context, c commit.Step) error
 }
 
 // Retriever finds the tenant's knowledge for a page.
@@ -75,7 +72,7 @@ type Searcher interface {
 type Engine struct {
 	Tasks     TaskStore
 	Chat      ChatStore
-	DB        dynamo.Writer
+	Commit    StepWriter
 	Knowledge Retriever
 	// Search serves googleSearch; nil means no web search (the model is told so).
 	Search Searcher
@@ -372,11 +369,6 @@ func (e *Engine) replay(ctx context.Context, tenant string, req Request) (Respon
 func (e *Engine) store(ctx context.Context, req Request, st state, prevAction string, step tasks.Step, status tasks.Status, resp Response, debug map[string]any) error {
 	tenant := req.Identity.TenantID
 	now := e.now()
-	items, err := e.Tasks.StepItems(st.task, st.isNew, step, status)
-	if err != nil {
-		return err
-	}
-
 	capture, err := e.Chat.CaptureDOM(ctx, tenant, st.session.ID, page.RedactDOM(req.DOM))
 	if err != nil {
 		return err
@@ -398,69 +390,33 @@ func (e *Engine) store(ctx context.Context, req Request, st state, prevAction st
 	if resp.Result != "" {
 		msgs = append(msgs, chat.Message{Role: chat.RoleAssistant, Content: resp.Result, Status: chat.MessageSuccess})
 	}
-	chatStep := chatdb.Step{Messages: msgs, Snapshot: capture.Snapshot, Status: chat.Status(status), TaskID: st.task.ID}
-	var batch chatdb.Batch
-	if st.newSession {
-		batch, err = e.Chat.CreateWrites(st.session, chatStep, now)
-	} else {
-		batch, err = e.Chat.AppendWrites(st.session, chatStep, now)
-	}
-	if err != nil {
-		return err
-	}
-	items = append(items, dynamo.Items(ErrConflict, batch.Items...)...)
-
-	dbg, err := e.Tasks.DebugItem(tenant, tasks.DebugEntry{ID: uuid.NewString(), TaskID: st.task.ID, LogType: tasks.LogStep, Data: debug, CreatedAt: now})
-	if err != nil {
-		return err
-	}
-	items = append(items, dbg)
-	if resp.Verification != nil {
-		it, err := e.Tasks.VerificationItem(tenant, *resp.Verification)
-		if err != nil {
-			return err
-		}
-		items = append(items, it)
-	}
-	if resp.Correction != nil {
-		it, err := e.Tasks.CorrectionItem(tenant, *resp.Correction)
-		if err != nil {
-			return err
-		}
-		items = append(items, it)
+	c := commit.Step{
+		Task: st.task, IsNew: st.isNew, Step: step, Status: status,
+		Session: st.session, NewSession: st.newSession, Messages: msgs, Snapshot: capture.Snapshot, SessionStatus: chat.Status(status),
+		Debug:        []tasks.DebugEntry{{ID: uuid.NewString(), TaskID: st.task.ID, LogType: tasks.LogStep, Data: debug, CreatedAt: now}},
+		Verification: resp.Verification, Correction: resp.Correction, Now: now,
 	}
 	if change, _ := debug["planChange"].(string); change != "" {
-		it, err := e.Tasks.DebugItem(tenant, tasks.DebugEntry{ID: uuid.NewString(), TaskID: st.task.ID, LogType: tasks.LogPlan, CreatedAt: now,
+		c.Debug = append(c.Debug, tasks.DebugEntry{ID: uuid.NewString(), TaskID: st.task.ID, LogType: tasks.LogPlan, CreatedAt: now,
 			Data: map[string]any{"step": step.Index, "change": change, "plan": resp.Plan}})
-		if err != nil {
-			return err
-		}
-		items = append(items, it)
 	}
 	if req.IdempotencyKey != "" {
 		body, err := json.Marshal(resp)
 		if err != nil {
 			return fmt.Errorf("encode response: %w", err)
 		}
-		idem, err := e.Tasks.IdempotencyItem(tenant, tasks.IdempotencyRecord{Key: req.IdempotencyKey, RequestHash: req.RequestHash, StatusCode: 200, Body: body})
-		if err != nil {
-			return err
-		}
-		items = append(items, idem)
+		c.Idempotency = &tasks.IdempotencyRecord{Key: req.IdempotencyKey, RequestHash: req.RequestHash, StatusCode: 200, Body: body}
 	}
 
 	// The writes must land even when the client has gone: they are bounded by their own deadline.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.writeReserve())
 	defer cancel()
-	err = dynamo.Write(wctx, e.DB, items)
+	err = e.Commit.CommitStep(wctx, c)
 	switch {
 	case errors.Is(err, tasks.ErrConflict), errors.Is(err, ErrConflict):
 		return ErrConflict
 	case err != nil:
 		return fmt.Errorf("store step %d of task %s: %w", step.Index, st.task.ID, err)
-	}
-	if err := e.Chat.AfterCommit(wctx, batch); err != nil {
-		e.logger().WarnContext(ctx, "align message retention", "sessionId", st.session.ID, "error", err.Error())
 	}
 	if status.Finished() {
 		e.alignSteps(wctx, st.task)

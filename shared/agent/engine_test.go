@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/agent/agentdb"
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/chat/chatdb"
@@ -52,7 +53,7 @@ func newFixture(t *testing.T) *fixture {
 		chat:  chatdb.New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"]),
 	}
 	f.engine = &Engine{
-		Tasks: f.tasks, Chat: f.chat, DB: db.Client, LLM: client, Model: "test-model",
+		Tasks: f.tasks, Chat: f.chat, Commit: &agentdb.Writer{Tasks: f.tasks, Chat: f.chat, DB: db.Client}, LLM: client, Model: "test-model",
 		Knowledge: fixedKnowledge{knowledge.Result{Chunks: []knowledge.Chunk{}, Citations: []knowledge.Citation{}}},
 	}
 	return f
