@@ -30,7 +30,16 @@ type Store interface {
 	Save(ctx context.Context, prev, next Run, entry *Entry, idem *IdempotencyRecord) error
 	// GetIdempotency returns the response recorded under the run, scope and key, or ErrNotFound.
 	GetIdempotency(ctx context.Context, tenantID, runID, scope, key string) (IdempotencyRecord, error)
+	// Lease holds the run as it was read until until (ErrConflict when it is held or changed),
+	// so that of concurrent steps only one pays for an LLM call; Save ends the lease, Release
+	// ends it otherwise.
+	Lease(ctx context.Context, run Run, leaseID string, until time.Time) error
+	Release(ctx context.Context, tenantID, runID, leaseID string) error
 }
+
+// leaseDuration outlives any request (a function times out at 29 s), so a live holder never loses
+// its lease, and one that died blocks its run for at most this long.
+const leaseDuration = 35 * time.Second
 
 // IdempotencyRecord is a response stored under a request's Idempotency-Key.
 type IdempotencyRecord struct {
@@ -157,7 +166,7 @@ type StepRequest struct {
 // Step decides the run's next action in the order of PROXY_SERVER_ARCHITECTURE.md §4.2: max
 // steps, the LLM's choice, loop detection, the security gate, self-reflection. It stores the
 // step, or the run's end, in one conditional write; on an error the run is unchanged.
-func (s *Service) Step(ctx context.Context, req StepRequest) (StepResponse, error) {
+func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, err error) {
 	// Ownership first: a stored response is only ever replayed to the run's own user.
 	run, err := s.load(ctx, req.TenantID, req.UserID, req.RunID)
 	if err != nil {
@@ -200,6 +209,18 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (StepResponse, erro
 	// Without a page there is nothing to decide on: the first move is to look (no LLM call).
 	d := decision{reply: Reply{Type: ReplyToolCall, Tool: Tool{Name: ToolObserve}, Thought: "No page has been observed yet."}}
 	if page != nil {
+		leaseID := uuid.NewString()
+		if err := s.Store.Lease(ctx, run, leaseID, s.now().Add(leaseDuration)); err != nil {
+			return StepResponse{}, err
+		}
+		// The step's Save ends the lease; any other way out releases it for the retry.
+		defer func() {
+			if err != nil {
+				if rerr := s.Store.Release(context.WithoutCancel(ctx), run.TenantID, run.ID, leaseID); rerr != nil {
+					s.logger().WarnContext(ctx, "release run lease", "runId", run.ID, "error", rerr.Error())
+				}
+			}
+		}()
 		system, user := buildPrompt(promptInput{
 			Task: run.Task, History: history, Results: results, Earlier: run.CurrentStep - len(history),
 			Page: page, Reflection: adjusting(run.Reflections),

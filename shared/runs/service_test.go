@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -431,5 +432,58 @@ func TestTenantGateRules(t *testing.T) {
 	}
 	if got, _ := f.svc.Get(context.Background(), "ten-a", "u-1", id); got.State.Status != runs.StatusCreated {
 		t.Errorf("run after the failed step = %s, want it unchanged (created)", got.State.Status)
+	}
+}
+
+// slowLLM answers after a delay, long enough for concurrent steps to overlap its call.
+type slowLLM struct {
+	llm.Client
+	delay time.Duration
+}
+
+func (s slowLLM) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	time.Sleep(s.delay)
+	return s.Client.Complete(ctx, req)
+}
+
+// TestConcurrentStepsLeaseTheRun: of concurrent steps on one run, one leases it and calls the LLM;
+// the others get ErrConflict before any call; the winner's Save ends the lease, and a failed
+// step releases it, so the next step goes on either way.
+func TestConcurrentStepsLeaseTheRun(t *testing.T) {
+	f := newFixture(t)
+	id := f.start(t, runs.ModeAutonomous)
+	f.step(t, id, nil, nil) // observe, no LLM call
+	f.llm.SetDefault(toolCall("scroll", `{"deltaY":600}`))
+	f.svc.LLM = slowLLM{Client: f.svc.LLM, delay: 300 * time.Millisecond}
+	const n = 8
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Go(func() {
+			_, errs[i] = f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: page, LastActionResult: success})
+		})
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, runs.ErrConflict):
+			t.Errorf("concurrent step error = %v, want ErrConflict", err)
+		}
+	}
+	if won != 1 || f.llm.Calls() != 1 {
+		t.Errorf("%d steps won after %d LLM calls, want 1 and 1", won, f.llm.Calls())
+	}
+
+	f.llm.Fail(500)
+	f.llm.Fail(500)
+	f.llm.Fail(500)
+	if _, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: page, LastActionResult: success}); err == nil {
+		t.Fatal("step with the LLM down: got no error, want the LLM failure")
+	}
+	if r := f.step(t, id, page, success); r.State.CurrentStep != 3 {
+		t.Errorf("step after a failed one = %+v, want step 3 (the failure released the lease)", r)
 	}
 }

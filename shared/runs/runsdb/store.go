@@ -368,6 +368,41 @@ func (s *Store) Save(ctx context.Context, prev, next runs.Run, entry *runs.Entry
 	return nil
 }
 
+// Lease holds the run, as it was read, for leaseID until until: a concurrent step gets
+// runs.ErrConflict at once instead of paying for an LLM call it could not store. The step's Save
+// (which replaces the header) ends it; Release ends it otherwise.
+func (s *Store) Lease(ctx context.Context, run runs.Run, leaseID string, until time.Time) error {
+	now := s.now()
+	ok, err := s.lease(run.TenantID, run.ID, leaseID, until).Acquire(ctx, s.client, now, dynamo.Condition{
+		Expression: "currentStep = :step AND #status = :status AND expiresAt > :now",
+		Names:      map[string]string{"#status": "status"},
+		Values: map[string]types.AttributeValue{
+			":step":   num(int64(run.CurrentStep)),
+			":status": &types.AttributeValueMemberS{Value: string(run.Status)},
+			":now":    num(now.Unix()),
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("lease run %s: %w", run.ID, err)
+	}
+	if !ok {
+		return runs.ErrConflict
+	}
+	return nil
+}
+
+// Release ends the lease leaseID holds on the run, if it still does.
+func (s *Store) Release(ctx context.Context, tenantID, runID, leaseID string) error {
+	if err := s.lease(tenantID, runID, leaseID, time.Time{}).Release(ctx, s.client); err != nil {
+		return fmt.Errorf("release run %s: %w", runID, err)
+	}
+	return nil
+}
+
+func (s *Store) lease(tenantID, runID, leaseID string, until time.Time) dynamo.Lease {
+	return dynamo.Lease{Table: s.table, Key: keyOf(RunPK(tenantID, runID), HeaderSK), ID: leaseID, Until: until}
+}
+
 type idemItem struct {
 	PK          string `dynamodbav:"PK"`
 	SK          string `dynamodbav:"SK"`
