@@ -12,9 +12,12 @@ import (
 	"github.com/screenagent/backend/shared/runs/runapi"
 )
 
+// route is the function's event in template.yaml.
+const route = "POST /agent/run/{runId}/cancel"
+
 func main() {
 	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable})
-	app.Main("POST /agent/run/{runId}/cancel", required, func(_ context.Context, a *app.App) (http.Handler, error) {
+	app.Main(route, required, func(_ context.Context, a *app.App) (http.Handler, error) {
 		store, err := runapi.NewStore(a)
 		if err != nil {
 			return nil, err

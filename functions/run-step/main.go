@@ -15,9 +15,12 @@ import (
 	"github.com/screenagent/backend/shared/runs/runapi"
 )
 
+// route is the function's event in template.yaml.
+const route = "POST /agent/run/{runId}/step"
+
 func main() {
 	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable})
-	app.Main("POST /agent/run/{runId}/step", required, func(ctx context.Context, a *app.App) (http.Handler, error) {
+	app.Main(route, required, func(ctx context.Context, a *app.App) (http.Handler, error) {
 		store, err := runapi.NewStore(a)
 		if err != nil {
 			return nil, err

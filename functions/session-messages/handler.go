@@ -9,14 +9,10 @@ import (
 	"github.com/screenagent/backend/shared/httpapi"
 )
 
-// route is the template's route; the handler reads its path parameter by the same pattern.
-const route = "GET /api/session/{sessionId}/messages"
-
 // newHandler answers with a session's messages, oldest first (§4.8.1): only the owner's, never
 // an archived session's, and never a page or its snapshot.
 func newHandler(store history.MessageReader) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle(route, httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
 		id, err := auth.Require(r.Context())
 		if err != nil {
 			return err
@@ -41,6 +37,5 @@ func newHandler(store history.MessageReader) http.Handler {
 		}
 		httpapi.WriteData(w, http.StatusOK, list)
 		return nil
-	}))
-	return mux
+	})
 }

@@ -12,6 +12,9 @@ import (
 	"github.com/screenagent/backend/shared/ratelimit"
 )
 
+// route is the function's event in template.yaml; the handler reads its path parameter.
+const route = "GET /api/session/{sessionId}/messages"
+
 func main() {
 	required := slices.Concat(app.AuthRequired, []string{config.EnvSessionsTable, config.EnvMessagesTable})
 	app.Main(route, required, func(_ context.Context, a *app.App) (http.Handler, error) {

@@ -11,7 +11,6 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/app"
@@ -123,16 +122,11 @@ func (g TenantGate) GateCustom(ctx context.Context, tenantID string) (gate.Custo
 	return gate.Custom{Words: s.Words, URLPatterns: s.URLPatterns}, nil
 }
 
-// pathPrefix is where the run id starts in every run route but start.
-const pathPrefix = "/agent/run/"
-
-// RunID returns the {runId} of /agent/run/{runId}[/...] in lower case, the form runs are issued
-// with; anything but a canonical UUID is 400 VALIDATION_ERROR naming runId, as a malformed id is
-// on every other route.
+// RunID returns the path's {runId} (the route's pattern, mounted by app.Main) in lower case, the
+// form runs are issued with; anything but a canonical UUID is 400 VALIDATION_ERROR naming runId,
+// as a malformed id is on every other route.
 func RunID(r *http.Request) (string, error) {
-	rest, _ := strings.CutPrefix(r.URL.Path, pathPrefix)
-	id, _, _ := strings.Cut(rest, "/")
-	return history.ParseID("runId", id)
+	return history.ParseID("runId", r.PathValue("runId"))
 }
 
 // ReadBody reads a run API request body (httpapi.ReadBody) whose Content-Type is JSON, absent,
