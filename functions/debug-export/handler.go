@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/history"
 	"github.com/screenagent/backend/shared/httpapi"
@@ -13,11 +14,7 @@ import (
 // newHandler answers with the export of one of the user's tasks as a download named
 // task-<taskId>.json.
 func newHandler(store history.TaskRecords, msgs history.MessageReader, now func() time.Time) http.Handler {
-	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := auth.Require(r.Context())
-		if err != nil {
-			return err
-		}
+	return auth.Handler(func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error {
 		taskID, err := history.ParseID("taskId", r.PathValue("taskId"))
 		if err != nil {
 			return err

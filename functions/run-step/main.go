@@ -5,10 +5,8 @@ import (
 	"context"
 	"net/http"
 	"os"
-	"slices"
 
 	"github.com/screenagent/backend/shared/app"
-	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/metrics"
 	"github.com/screenagent/backend/shared/runs"
@@ -19,23 +17,17 @@ import (
 const route = "POST /agent/run/{runId}/step"
 
 func main() {
-	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable})
-	app.Main(route, required, func(ctx context.Context, a *app.App) (http.Handler, error) {
-		store, err := runapi.NewStore(a)
-		if err != nil {
-			return nil, err
-		}
+	handler := func(svc *runs.Service) http.Handler {
+		return newHandler(svc, metrics.New(os.Stdout, "ScreenAgent"))
+	}
+	runapi.Main(route, handler, func(ctx context.Context, a *app.App, svc *runs.Service) error {
 		client, info, err := provider.Load(ctx, a.Config, a.Logger)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		svc := &runs.Service{
-			Store:  store,
-			LLM:    client,
-			Gate:   runapi.TenantGate{Accounts: a.Accounts()},
-			Model:  info.Model,
-			Logger: a.Logger,
-		}
-		return runapi.Protect(a, newHandler(svc, metrics.New(os.Stdout, "ScreenAgent")))
+		svc.LLM = client
+		svc.Gate = runapi.TenantGate{Accounts: a.Accounts()}
+		svc.Model = info.Model
+		return nil
 	})
 }

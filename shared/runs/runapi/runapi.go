@@ -10,11 +10,14 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
 
+	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/history"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/llm"
@@ -64,6 +67,11 @@ func (h HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// Authed is auth.Handler answering in the run API's error body: h gets the request's identity.
+func Authed(h func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error) HandlerFunc {
+	return HandlerFunc(auth.Handler(h))
+}
+
 // httpError maps the run service's and authentication's errors to the API's codes.
 func httpError(err error) error {
 	conflict := func(msg string) error { return httpapi.Wrap(httpapi.CodeResourceConflict, msg, err) }
@@ -97,6 +105,29 @@ var edge = app.Edge{AuthError: WriteError, Refuse: ratelimit.RefuseRunAPI}
 // app.ProtectWith), both refusals answering in the run API's error body.
 func Protect(a *app.App, h http.Handler) (http.Handler, error) {
 	return a.ProtectWith(edge, ratelimit.ClassRuns, h)
+}
+
+// Setup completes a function's run service before its handler is built (e.g. the step's LLM).
+type Setup func(ctx context.Context, a *app.App, svc *runs.Service) error
+
+// Main is a run API function's main (app.Main on route, needing the authentication's and the
+// tasks table's configuration): a run service on the runs store (NewStore), completed by setup,
+// and the handler built on it behind Protect.
+func Main(route string, handler func(*runs.Service) http.Handler, setup ...Setup) {
+	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable})
+	app.Main(route, required, func(ctx context.Context, a *app.App) (http.Handler, error) {
+		store, err := NewStore(a)
+		if err != nil {
+			return nil, err
+		}
+		svc := &runs.Service{Store: store, Logger: a.Logger}
+		for _, s := range setup {
+			if err := s(ctx, a, svc); err != nil {
+				return nil, err
+			}
+		}
+		return Protect(a, handler(svc))
+	})
 }
 
 // NewStore is the runs store with the deployment's retention for finished runs.
