@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/agent"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/debugmode"
@@ -24,11 +25,7 @@ type metricsEmitter interface {
 }
 
 func newHandler(engine interactor, prefs debugmode.PreferencesReader, rec metricsEmitter) http.Handler {
-	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := auth.Require(r.Context())
-		if err != nil {
-			return err
-		}
+	return auth.Handler(func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error {
 		raw, err := httpapi.ReadJSONBody(r)
 		if err != nil {
 			return err

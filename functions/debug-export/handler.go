@@ -5,23 +5,16 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/history"
 	"github.com/screenagent/backend/shared/httpapi"
 )
 
-// route is the template's route; the handler reads its path parameter by the same pattern.
-const route = "GET /api/debug/session/{taskId}/export"
-
 // newHandler answers with the export of one of the user's tasks as a download named
 // task-<taskId>.json.
 func newHandler(store history.TaskRecords, msgs history.MessageReader, now func() time.Time) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle(route, httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := auth.Require(r.Context())
-		if err != nil {
-			return err
-		}
+	return auth.Handler(func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error {
 		taskID, err := history.ParseID("taskId", r.PathValue("taskId"))
 		if err != nil {
 			return err
@@ -34,6 +27,5 @@ func newHandler(store history.TaskRecords, msgs history.MessageReader, now func(
 		w.Header().Set("Content-Disposition", `attachment; filename="task-`+taskID+`.json"`)
 		httpapi.WriteData(w, http.StatusOK, export)
 		return nil
-	}))
-	return mux
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/tasks"
@@ -100,7 +101,7 @@ func serveRecords(store records, msgs session, path, user string) *httptest.Resp
 	r := httptest.NewRequest("GET", path, nil)
 	r = r.WithContext(auth.WithIdentity(r.Context(), accounts.Identity{UserID: user, TenantID: "t"}, "h"))
 	w := httptest.NewRecorder()
-	newHandler(store, msgs, func() time.Time { return t0.Add(time.Hour) }).ServeHTTP(w, r)
+	app.Mount(route, newHandler(store, msgs, func() time.Time { return t0.Add(time.Hour) })).ServeHTTP(w, r)
 	return w
 }
 

@@ -15,6 +15,9 @@ import (
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
 
+// route is the function's event in template.yaml; the handler reads its path parameter.
+const route = "GET /api/debug/session/{taskId}/export"
+
 func main() {
 	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable, config.EnvSessionsTable, config.EnvMessagesTable})
 	app.Main(route, required, func(_ context.Context, a *app.App) (http.Handler, error) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/dynamo"
@@ -66,7 +67,7 @@ func TestExportOfStoredRecords(t *testing.T) {
 	r = r.WithContext(auth.WithIdentity(r.Context(), accounts.Identity{UserID: "u", TenantID: "ten"}, "h"))
 	w := httptest.NewRecorder()
 	msgs := chatdb.New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"])
-	newHandler(store, msgs, func() time.Time { return now }).ServeHTTP(w, r)
+	app.Mount(route, newHandler(store, msgs, func() time.Time { return now })).ServeHTTP(w, r)
 	var body struct {
 		Data struct {
 			Steps               []json.RawMessage

@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 
+	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/history"
 	"github.com/screenagent/backend/shared/httpapi"
@@ -12,11 +13,7 @@ import (
 // newHandler answers with the debug entries of the user's tasks, newest first, for the debug UI
 // (§9): filtered by task, log type and time.
 func newHandler(store history.DebugLister) http.Handler {
-	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := auth.Require(r.Context())
-		if err != nil {
-			return err
-		}
+	return auth.Handler(func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error {
 		q, err := parse(history.NewQuery(r))
 		if err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/debugmode"
 	"github.com/screenagent/backend/shared/httpapi"
@@ -30,11 +31,7 @@ type resolveData struct {
 // in debug mode: debug=true asked for and the user's preferences having debugMode on, so that
 // an ordinary user's tools never see how retrieval works inside.
 func newHandler(svc resolver, prefs debugmode.PreferencesReader) http.Handler {
-	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := auth.Require(r.Context())
-		if err != nil {
-			return err
-		}
+	return auth.Handler(func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error {
 		debug, err := debugmode.Enabled(r, prefs, id)
 		if err != nil {
 			return err

@@ -15,11 +15,7 @@ type preferencesReader interface {
 
 // newHandler answers with the user's saved preferences in this tenant, or the defaults.
 func newHandler(store preferencesReader) http.Handler {
-	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := auth.Require(r.Context())
-		if err != nil {
-			return err
-		}
+	return auth.Handler(func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error {
 		prefs, found, err := store.GetPreferences(r.Context(), id.TenantID, id.UserID)
 		if err != nil {
 			return err

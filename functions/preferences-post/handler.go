@@ -16,11 +16,7 @@ type preferencesUpdater interface {
 // newHandler merges the body into the user's saved preferences — fields left out keep their
 // value, a field sent as null goes back to its default — and answers with the whole document.
 func newHandler(store preferencesUpdater) http.Handler {
-	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := auth.Require(r.Context())
-		if err != nil {
-			return err
-		}
+	return auth.Handler(func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error {
 		body, err := httpapi.ReadJSONBody(r)
 		if err != nil {
 			return err

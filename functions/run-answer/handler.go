@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
@@ -21,11 +21,7 @@ type answerBody struct {
 }
 
 func newHandler(svc answerer) http.Handler {
-	return runapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := auth.Require(r.Context())
-		if err != nil {
-			return err
-		}
+	return runapi.Authed(func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error {
 		runID, err := runapi.RunID(r)
 		if err != nil {
 			return err

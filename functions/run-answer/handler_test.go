@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/runs"
 )
@@ -41,7 +42,7 @@ func TestHandler(t *testing.T) {
 			r.Header.Set("Content-Type", tc.contentType)
 			r = r.WithContext(auth.WithIdentity(r.Context(), accounts.Identity{TenantID: "ten-a", UserID: "u-1"}, "h"))
 			w := httptest.NewRecorder()
-			newHandler(stub).ServeHTTP(w, r)
+			app.Mount(route, newHandler(stub)).ServeHTTP(w, r)
 			if w.Code != tc.wantStatus || (tc.wantBody != "" && w.Body.String() != tc.wantBody) {
 				t.Errorf("got %d %s, want %d %s", w.Code, w.Body, tc.wantStatus, tc.wantBody)
 			}

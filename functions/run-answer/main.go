@@ -2,24 +2,15 @@
 package main
 
 import (
-	"context"
 	"net/http"
-	"slices"
 
-	"github.com/screenagent/backend/shared/app"
-	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
 )
 
+// route is the function's event in template.yaml.
+const route = "POST /agent/run/{runId}/answer"
+
 func main() {
-	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable})
-	app.Main("POST /agent/run/{runId}/answer", required, func(_ context.Context, a *app.App) (http.Handler, error) {
-		store, err := runapi.NewStore(a)
-		if err != nil {
-			return nil, err
-		}
-		svc := &runs.Service{Store: store, Logger: a.Logger}
-		return runapi.Protect(a, newHandler(svc))
-	})
+	runapi.Main(route, func(svc *runs.Service) http.Handler { return newHandler(svc) })
 }

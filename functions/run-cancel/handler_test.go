@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/runs"
 )
@@ -35,7 +36,7 @@ func TestHandler(t *testing.T) {
 			r := httptest.NewRequest("POST", "/agent/run/550e8400-e29b-41d4-a716-446655440000/cancel", nil)
 			r = r.WithContext(auth.WithIdentity(r.Context(), accounts.Identity{TenantID: "ten-a", UserID: "u-1"}, "h"))
 			w := httptest.NewRecorder()
-			newHandler(stubCanceller{tc.err}).ServeHTTP(w, r)
+			app.Mount(route, newHandler(stubCanceller{tc.err})).ServeHTTP(w, r)
 			if w.Code != tc.wantStatus || w.Body.String() != tc.wantBody {
 				t.Errorf("got %d %s, want %d %s", w.Code, w.Body, tc.wantStatus, tc.wantBody)
 			}

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
@@ -21,11 +21,7 @@ type startBody struct {
 }
 
 func newHandler(svc starter) http.Handler {
-	return runapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := auth.Require(r.Context())
-		if err != nil {
-			return err
-		}
+	return runapi.Authed(func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error {
 		raw, err := runapi.ReadBody(r)
 		if err != nil {
 			return err

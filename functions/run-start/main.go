@@ -5,26 +5,19 @@ import (
 	"context"
 	"net/http"
 	"os"
-	"slices"
 
 	"github.com/screenagent/backend/shared/app"
-	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
 )
 
+// route is the function's event in template.yaml.
+const route = "POST /agent/run/start"
+
 func main() {
-	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable})
-	app.Main("POST /agent/run/start", required, func(_ context.Context, a *app.App) (http.Handler, error) {
-		store, err := runapi.NewStore(a)
-		if err != nil {
-			return nil, err
-		}
-		maxSteps, err := runs.MaxStepsFromEnv(os.Getenv)
-		if err != nil {
-			return nil, err
-		}
-		svc := &runs.Service{Store: store, MaxSteps: maxSteps, Logger: a.Logger}
-		return runapi.Protect(a, newHandler(svc))
-	})
+	runapi.Main(route, func(svc *runs.Service) http.Handler { return newHandler(svc) },
+		func(_ context.Context, _ *app.App, svc *runs.Service) (err error) {
+			svc.MaxSteps, err = runs.MaxStepsFromEnv(os.Getenv)
+			return err
+		})
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/metrics"
 	"github.com/screenagent/backend/shared/runs"
@@ -41,11 +41,7 @@ type resultBody struct {
 const maxResultText = 1_000
 
 func newHandler(svc stepper, rec metricsEmitter) http.Handler {
-	return runapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := auth.Require(r.Context())
-		if err != nil {
-			return err
-		}
+	return runapi.Authed(func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error {
 		runID, err := runapi.RunID(r)
 		if err != nil {
 			return err

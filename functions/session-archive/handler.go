@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/history"
 	"github.com/screenagent/backend/shared/httpapi"
@@ -16,11 +17,7 @@ type archiveBody struct {
 // newHandler archives a session of the user (§4.8.3): the extension stops seeing it, the
 // listing still shows it with includeArchived=true.
 func newHandler(store history.Archiver) http.Handler {
-	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := auth.Require(r.Context())
-		if err != nil {
-			return err
-		}
+	return auth.Handler(func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error {
 		var body archiveBody
 		if err := httpapi.DecodeJSON(r, &body); err != nil {
 			return err

@@ -2,19 +2,15 @@
 package main
 
 import (
-	"context"
 	"net/http"
-	"slices"
 
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/chat/chatdb"
-	"github.com/screenagent/backend/shared/config"
-	"github.com/screenagent/backend/shared/ratelimit"
 )
 
+// route is the function's event in template.yaml.
+const route = "POST /api/session"
+
 func main() {
-	required := slices.Concat(app.AuthRequired, []string{config.EnvSessionsTable})
-	app.Main("POST /api/session", required, func(_ context.Context, a *app.App) (http.Handler, error) {
-		return a.Protect(ratelimit.ClassSession, newHandler(chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable)))
-	})
+	app.SessionMain(route, func(s *chatdb.Store) http.Handler { return newHandler(s) })
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 
+	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/history"
@@ -12,11 +13,7 @@ import (
 // newHandler answers with the user's most recently updated unarchived session of a status
 // (active by default), or 404 SESSION_NOT_FOUND when there is none (§4.8.4).
 func newHandler(store history.LatestFinder) http.Handler {
-	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := auth.Require(r.Context())
-		if err != nil {
-			return err
-		}
+	return auth.Handler(func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error {
 		status, err := history.NewQuery(r).Enum("status", history.SessionStatuses()...)
 		if err != nil {
 			return err

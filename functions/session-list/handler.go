@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 
+	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/history"
 	"github.com/screenagent/backend/shared/httpapi"
@@ -10,11 +11,7 @@ import (
 
 // newHandler lists the user's sessions (§4.8.2): active ones by default, most recently updated first.
 func newHandler(store history.SessionLister) http.Handler {
-	return httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := auth.Require(r.Context())
-		if err != nil {
-			return err
-		}
+	return auth.Handler(func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error {
 		q, err := parse(history.NewQuery(r))
 		if err != nil {
 			return err

@@ -4,23 +4,16 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/history"
 	"github.com/screenagent/backend/shared/httpapi"
 )
 
-// route is the template's route; the handler reads its path parameter by the same pattern.
-const route = "GET /api/session/{sessionId}/messages"
-
 // newHandler answers with a session's messages, oldest first (§4.8.1): only the owner's, never
 // an archived session's, and never a page or its snapshot.
 func newHandler(store history.MessageReader) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle(route, httpapi.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
-		id, err := auth.Require(r.Context())
-		if err != nil {
-			return err
-		}
+	return auth.Handler(func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error {
 		sessionID, err := history.ParseID("sessionId", r.PathValue("sessionId"))
 		if err != nil {
 			return err
@@ -41,6 +34,5 @@ func newHandler(store history.MessageReader) http.Handler {
 		}
 		httpapi.WriteData(w, http.StatusOK, list)
 		return nil
-	}))
-	return mux
+	})
 }

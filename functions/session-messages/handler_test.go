@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/chat"
 )
@@ -54,7 +55,7 @@ func serve(store *reader, path string) *httptest.ResponseRecorder {
 	r := httptest.NewRequest("GET", path, nil)
 	r = r.WithContext(auth.WithIdentity(r.Context(), accounts.Identity{UserID: "u", TenantID: "t"}, "h"))
 	w := httptest.NewRecorder()
-	newHandler(store).ServeHTTP(w, r)
+	app.Mount(route, newHandler(store)).ServeHTTP(w, r)
 	return w
 }
 

@@ -43,8 +43,10 @@ func New(ctx context.Context, required ...string) (*App, error) {
 	}, nil
 }
 
-// Main is a function's main: it builds the App and the route's handler, then serves it. An init
-// failure is logged as one JSON line and exits non-zero, which Lambda reports as an init error.
+// Main is a function's main: it builds the App and the route's handler, then serves the handler
+// mounted on route (see Mount), the pattern of the function's event in template.yaml, e.g.
+// "GET /agent/run/{runId}". An init failure is logged as one JSON line and exits non-zero, which
+// Lambda reports as an init error.
 func Main(route string, required []string, build func(context.Context, *App) (http.Handler, error)) {
 	ctx := context.Background()
 	a, err := New(ctx, required...)
@@ -56,5 +58,14 @@ func Main(route string, required []string, build func(context.Context, *App) (ht
 		logging.New(os.Stderr, slog.LevelInfo).Error("init failed", "route", route, "error", fmt.Sprint(err))
 		os.Exit(1)
 	}
-	lambdahttp.Start(httpapi.Logged(a.Logger, route, h))
+	lambdahttp.Start(httpapi.Logged(a.Logger, route, Mount(route, h)))
+}
+
+// Mount serves h on route alone, an http.ServeMux pattern ("METHOD /path/{param}"), so h reads
+// the path's parameters with r.PathValue. A request the pattern does not match (which API Gateway
+// never routes to the function) is the mux's 404 or 405.
+func Mount(route string, h http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(route, h)
+	return mux
 }

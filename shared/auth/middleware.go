@@ -33,6 +33,18 @@ func Require(ctx context.Context) (accounts.Identity, error) {
 	return id, nil
 }
 
+// Handler serves authenticated requests: h gets the identity the middleware verified; a request
+// without one is answered with Require's error, as h's errors are, by httpapi.HandlerFunc.
+func Handler(h func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id, err := Require(r.Context())
+		if err != nil {
+			return err
+		}
+		return h(w, r, id)
+	}
+}
+
 // TokenHashFrom returns the hash of the request's verified token (for logout).
 func TokenHashFrom(ctx context.Context) string {
 	p, _ := ctx.Value(ctxKey{}).(principal)

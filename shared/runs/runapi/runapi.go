@@ -10,12 +10,14 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"slices"
 	"strconv"
-	"strings"
 
+	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/history"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/llm"
@@ -65,6 +67,11 @@ func (h HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// Authed is auth.Handler answering in the run API's error body: h gets the request's identity.
+func Authed(h func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error) HandlerFunc {
+	return HandlerFunc(auth.Handler(h))
+}
+
 // httpError maps the run service's and authentication's errors to the API's codes.
 func httpError(err error) error {
 	conflict := func(msg string) error { return httpapi.Wrap(httpapi.CodeResourceConflict, msg, err) }
@@ -100,6 +107,29 @@ func Protect(a *app.App, h http.Handler) (http.Handler, error) {
 	return a.ProtectWith(edge, ratelimit.ClassRuns, h)
 }
 
+// Setup completes a function's run service before its handler is built (e.g. the step's LLM).
+type Setup func(ctx context.Context, a *app.App, svc *runs.Service) error
+
+// Main is a run API function's main (app.Main on route, needing the authentication's and the
+// tasks table's configuration): a run service on the runs store (NewStore), completed by setup,
+// and the handler built on it behind Protect.
+func Main(route string, handler func(*runs.Service) http.Handler, setup ...Setup) {
+	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable})
+	app.Main(route, required, func(ctx context.Context, a *app.App) (http.Handler, error) {
+		store, err := NewStore(a)
+		if err != nil {
+			return nil, err
+		}
+		svc := &runs.Service{Store: store, Logger: a.Logger}
+		for _, s := range setup {
+			if err := s(ctx, a, svc); err != nil {
+				return nil, err
+			}
+		}
+		return Protect(a, handler(svc))
+	})
+}
+
 // NewStore is the runs store with the deployment's retention for finished runs.
 func NewStore(a *app.App) (*runsdb.Store, error) {
 	cfg, err := retention.FromEnv()
@@ -123,16 +153,11 @@ func (g TenantGate) GateCustom(ctx context.Context, tenantID string) (gate.Custo
 	return gate.Custom{Words: s.Words, URLPatterns: s.URLPatterns}, nil
 }
 
-// pathPrefix is where the run id starts in every run route but start.
-const pathPrefix = "/agent/run/"
-
-// RunID returns the {runId} of /agent/run/{runId}[/...] in lower case, the form runs are issued
-// with; anything but a canonical UUID is 400 VALIDATION_ERROR naming runId, as a malformed id is
-// on every other route.
+// RunID returns the path's {runId} (the route's pattern, mounted by app.Main) in lower case, the
+// form runs are issued with; anything but a canonical UUID is 400 VALIDATION_ERROR naming runId,
+// as a malformed id is on every other route.
 func RunID(r *http.Request) (string, error) {
-	rest, _ := strings.CutPrefix(r.URL.Path, pathPrefix)
-	id, _, _ := strings.Cut(rest, "/")
-	return history.ParseID("runId", id)
+	return history.ParseID("runId", r.PathValue("runId"))
 }
 
 // ReadBody reads a run API request body (httpapi.ReadBody) whose Content-Type is JSON, absent,

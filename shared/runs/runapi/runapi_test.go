@@ -3,6 +3,7 @@ package runapi
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -63,18 +64,28 @@ func TestRunID(t *testing.T) {
 		{"/agent/run/42/step", ""},
 		{"/agent/run/{" + id + "}/step", ""},
 		{"/agent/run/urn:uuid:" + id, ""},
-		{"/agent/run/", ""},
+		{"/agent/run/x/step", ""},
 	}
 	for _, tc := range cases {
-		got, err := RunID(httptest.NewRequest("GET", tc.path, nil))
+		var got string
+		var err error
+		mux := http.NewServeMux()
+		read := func(w http.ResponseWriter, r *http.Request) {
+			got, err = RunID(r)
+			if err != nil {
+				WriteError(w, r, err)
+			}
+		}
+		mux.HandleFunc("GET /agent/run/{runId}", read)
+		mux.HandleFunc("GET /agent/run/{runId}/step", read)
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, httptest.NewRequest("GET", tc.path, nil))
 		if tc.want != "" {
 			if got != tc.want || err != nil {
 				t.Errorf("RunID(%s) = %q, %v; want %q", tc.path, got, err, tc.want)
 			}
 			continue
 		}
-		w := httptest.NewRecorder()
-		WriteError(w, httptest.NewRequest("GET", tc.path, nil), err)
 		if want := `{"error":"VALIDATION_ERROR","message":"Invalid request: runId must be a UUID"}`; w.Code != 400 || w.Body.String() != want {
 			t.Errorf("RunID(%s) = %q, then %d %s; want 400 %s", tc.path, got, w.Code, w.Body, want)
 		}
