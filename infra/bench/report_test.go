@@ -631,8 +631,9 @@ func benchSnapshot(variant int) map[string]any {
 		}
 		els = append(els, el)
 	}
-	text := strings.Repeat(fmt.Sprintf("Step %d. Keeps drinks cold for 24 hours and hot for 12; dishwasher-safe lid. ", variant), 75)
-	return map[string]any{"url": "https://shop.example/catalog", "title": "Catalog", "visibleText": text[:6000], "elements": els, "timestamp": 1700000000000}
+	line := fmt.Sprintf("Step %d. Keeps drinks cold for 24 hours and hot for 12; dishwasher-safe lid.\n", variant)
+	text := strings.Repeat(line, runs.MaxVisibleText/len(line)+1)[:runs.MaxVisibleText]
+	return map[string]any{"url": "https://shop.example/catalog", "title": "Catalog", "visibleText": text, "elements": els, "timestamp": 1700000000000}
 }
 
 // benchPage is a simplified DOM of exactly n characters: navigation, a search form, product cards
