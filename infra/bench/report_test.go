@@ -346,7 +346,7 @@ func newStepEnv(b *testing.B, db *dynamotest.DB) *stepEnv {
 		b.Fatal(err)
 	}
 	e.runs = &runs.Service{Store: store, LLM: e.llm, Model: "bench-model", Logger: a.Logger}
-	if e.runStep, err = runapi.Protect(a, runStepHandler(e.runs)); err != nil {
+	if e.runStep, err = runapi.Protect(a, app.Mount("POST /agent/run/{runId}/step", runStepHandler(e.runs))); err != nil {
 		b.Fatal(err)
 	}
 	e.capacity.Take()
@@ -417,7 +417,7 @@ func runStepHandler(svc *runs.Service) http.Handler {
 		if err != nil {
 			return err
 		}
-		resp, err := svc.Step(r.Context(), runs.StepRequest{TenantID: id.TenantID, RunID: runID, Snapshot: snap})
+		resp, err := svc.Step(r.Context(), runs.StepRequest{TenantID: id.TenantID, UserID: id.UserID, RunID: runID, Snapshot: snap})
 		if err != nil {
 			return err
 		}
