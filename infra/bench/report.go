@@ -294,10 +294,15 @@ func (r *Report) goalsSection(p func(string, ...any)) {
 		readRatio := last.Read / max(first.Read, 0.5)
 		p("- Request units of step %d ≤ %.1f× step %d: %s (%.2f×; reads %.1f → %.1f, writes %.1f → %.1f).", last.Step, GoalUnitsRatio, first.Step,
 			verdict(ratio <= GoalUnitsRatio, fmt.Sprintf("missed by %.2f×", ratio-GoalUnitsRatio)), ratio, first.Read, last.Read, first.Write, last.Write)
-		if readRatio > GoalUnitsRatio {
-			p("  Why: the step reads every earlier step of the task to build the prompt, so its reads grow with the task.")
-			p("  Fix (the engine's): keep the compact recent history the prompt needs on the task item, updated in the step's")
-			p("  transaction, and stop querying the step items.")
+		if ratio > GoalUnitsRatio || readRatio > GoalUnitsRatio {
+			if mid := r.Units[n-2]; n > 2 && mid.Read == last.Read && mid.Write == last.Write {
+				p("  Why: nothing grows with the task: step %d costs what step %d costs. The difference is the task item, new and", last.Step, mid.Step)
+				p("  small at step 1 and then holding the task's bounded memory (the last 12 steps' briefs, plan, variables):")
+				p("  each step reads it, leases it (an UpdateItem, copied to GSI2, which projects every attribute) and rewrites it")
+				p("  in the step's transaction. Cutting it further means a smaller memory or a GSI2 that projects keys only.")
+			} else {
+				p("  Why: the units grow from step %d to step %d: something the step reads or writes grows with the task.", mid.Step, last.Step)
+			}
 		}
 	}
 	p("")
