@@ -4,7 +4,6 @@ package main
 import (
 	"context"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/screenagent/backend/shared/app"
@@ -14,7 +13,7 @@ import (
 func main() {
 	app.Main("GET /health", nil, func(_ context.Context, a *app.App) (http.Handler, error) {
 		// An incomplete LLM configuration still has a model and base URL to report.
-		info, _ := llm.Describe(a.Config, os.Getenv)
+		info, _ := llm.Describe(a.Config)
 		return newHandler(info.Model, info.BaseURL, time.Now), nil
 	})
 }

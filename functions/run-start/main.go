@@ -2,9 +2,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"net/http"
-	"os"
 
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/runs"
@@ -16,8 +16,8 @@ const route = "POST /agent/run/start"
 
 func main() {
 	runapi.Main(route, func(svc *runs.Service) http.Handler { return newHandler(svc) },
-		func(_ context.Context, _ *app.App, svc *runs.Service) (err error) {
-			svc.MaxSteps, err = runs.MaxStepsFromEnv(os.Getenv)
-			return err
+		func(_ context.Context, a *app.App, svc *runs.Service) error {
+			svc.MaxSteps = cmp.Or(a.Config.RunMaxSteps, runs.DefaultMaxSteps)
+			return nil
 		})
 }

@@ -1,11 +1,8 @@
 package app
 
 import (
-	"fmt"
+	"cmp"
 	"net/http"
-	"os"
-	"strconv"
-	"time"
 
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
@@ -24,14 +21,7 @@ func (a *App) Accounts() *accountsdb.Store {
 
 // Auth builds the authentication service; the token lifetime comes from AUTH_TOKEN_TTL_HOURS.
 func (a *App) Auth() (*auth.Service, error) {
-	ttl := auth.DefaultTokenTTL
-	if v := os.Getenv("AUTH_TOKEN_TTL_HOURS"); v != "" {
-		hours, err := strconv.Atoi(v)
-		if err != nil || hours < 1 {
-			return nil, fmt.Errorf("configuration: AUTH_TOKEN_TTL_HOURS must be a positive integer, got %q", v)
-		}
-		ttl = time.Duration(hours) * time.Hour
-	}
+	ttl := cmp.Or(a.Config.AuthTokenTTL, auth.DefaultTokenTTL)
 	return &auth.Service{
 		Store:    a.Accounts(),
 		Failures: ratelimit.New(a.DynamoDB, a.Config.RateLimitsTable),

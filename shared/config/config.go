@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/screenagent/backend/shared/logging"
 )
@@ -32,6 +34,30 @@ const (
 	EnvTavilyBaseURL       = "TAVILY_BASE_URL"
 	EnvKnowledgeServiceURL = "KNOWLEDGE_SERVICE_URL"
 	EnvLogLevel            = "LOG_LEVEL"
+	EnvAuthTokenTTLHours   = "AUTH_TOKEN_TTL_HOURS"
+	EnvKnowledgeCacheSecs  = "KNOWLEDGE_CACHE_SECONDS"
+	EnvRunMaxSteps         = "RUN_MAX_STEPS"
+
+	// The LLM provider's settings beside the OPENAI_* ones (shared/llm reads them from Config).
+	EnvLLMProvider           = "LLM_PROVIDER"        // openai (default) or gigachat
+	EnvLLMTimeout            = "LLM_TIMEOUT_SECONDS" // per HTTP call
+	EnvGigaChatAuthKey       = "GIGACHAT_AUTH_KEY"
+	EnvGigaChatAuthKeySecret = "GIGACHAT_AUTH_KEY_SECRET_ARN"
+	EnvGigaChatScope         = "GIGACHAT_SCOPE"
+	EnvGigaChatOAuthURL      = "GIGACHAT_OAUTH_URL"
+	EnvGigaChatBaseURL       = "GIGACHAT_BASE_URL"
+	EnvGigaChatModel         = "GIGACHAT_MODEL"
+	// EnvGigaChatCACert holds PEM certificates to trust besides the system's: GigaChat's chain to
+	// the Russian Trusted Root CA, which no default trust store has.
+	EnvGigaChatCACert = "GIGACHAT_CA_CERT"
+)
+
+const (
+	// DefaultKnowledgeCacheTTL covers the steps of one task on one page.
+	DefaultKnowledgeCacheTTL = 30 * time.Second
+	// MaxRunMaxSteps keeps a run's header, which holds all its reflections, well inside
+	// DynamoDB's 400 KB item.
+	MaxRunMaxSteps = 500
 )
 
 // Config is the functions' configuration.
@@ -53,6 +79,23 @@ type Config struct {
 	TavilyBaseURL       string
 	KnowledgeServiceURL string
 	LogLevel            slog.Level
+	// AuthTokenTTL is an access token's lifetime; 0 means the auth service's default.
+	AuthTokenTTL time.Duration
+	// KnowledgeCacheTTL is how long a process keeps a knowledge lookup's result (0: no cache).
+	KnowledgeCacheTTL time.Duration
+	// RunMaxSteps bounds new runs; 0 means the run API's default.
+	RunMaxSteps int
+	// LLM holds the provider's settings beside the OPENAI_* fields; shared/llm resolves them.
+	LLM LLMSettings
+}
+
+// LLMSettings are the LLM settings other than OPENAI_*, as set (trimmed; "" when unset).
+type LLMSettings struct {
+	Provider string
+	// Timeout bounds one HTTP call to the LLM; 0 means the client's default.
+	Timeout                                                          time.Duration
+	GigaChatAuthKey, GigaChatAuthKeySecret, GigaChatScope            string
+	GigaChatOAuthURL, GigaChatBaseURL, GigaChatModel, GigaChatCACert string
 }
 
 // LLMConfigured reports whether an LLM endpoint, model and key (or its secret) are set.
@@ -113,6 +156,35 @@ func Parse(getenv func(string) string, required ...string) (Config, error) {
 		}
 		if p, err := url.Parse(u.value); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 			problems = append(problems, fmt.Sprintf("%s must be an absolute http(s) URL, got %q", u.name, u.value))
+		}
+	}
+	// number reads a whole number from name within [min, max] (max 0: no bound); def when unset.
+	number := func(name string, def, min, max int, what string) int {
+		v := get(name)
+		if v == "" {
+			return def
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < min || max > 0 && n > max {
+			problems = append(problems, fmt.Sprintf("%s must be %s, got %q", name, what, v))
+		}
+		return n
+	}
+	c.AuthTokenTTL = time.Duration(number(EnvAuthTokenTTLHours, 0, 1, 0, "a positive whole number of hours")) * time.Hour
+	c.KnowledgeCacheTTL = time.Duration(number(EnvKnowledgeCacheSecs, int(DefaultKnowledgeCacheTTL/time.Second), 0, 0, "a whole number of seconds, 0 or more")) * time.Second
+	c.RunMaxSteps = number(EnvRunMaxSteps, 0, 1, MaxRunMaxSteps, fmt.Sprintf("an integer from 1 to %d", MaxRunMaxSteps))
+	c.LLM = LLMSettings{
+		Provider: strings.ToLower(get(EnvLLMProvider)), GigaChatAuthKey: get(EnvGigaChatAuthKey),
+		GigaChatAuthKeySecret: get(EnvGigaChatAuthKeySecret), GigaChatScope: get(EnvGigaChatScope),
+		GigaChatOAuthURL: get(EnvGigaChatOAuthURL), GigaChatBaseURL: get(EnvGigaChatBaseURL),
+		GigaChatModel: get(EnvGigaChatModel), GigaChatCACert: get(EnvGigaChatCACert),
+	}
+	if v := get(EnvLLMTimeout); v != "" {
+		secs, err := strconv.ParseFloat(v, 64)
+		if err != nil || secs <= 0 || secs > 900 {
+			problems = append(problems, fmt.Sprintf("%s must be a number of seconds between 0 and 900, got %q", EnvLLMTimeout, v))
+		} else {
+			c.LLM.Timeout = time.Duration(secs * float64(time.Second))
 		}
 	}
 	level, err := logging.ParseLevel(get(EnvLogLevel))

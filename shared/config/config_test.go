@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 )
 
 func envOf(m map[string]string) func(string) string {
@@ -25,6 +26,9 @@ func TestParse(t *testing.T) {
 		{"bad base url", map[string]string{EnvOpenAIBaseURL: "ftp://x"}, nil, []string{"OPENAI_BASE_URL"}},
 		{"bad search base url", map[string]string{EnvTavilyBaseURL: "api.tavily.com"}, nil, []string{"TAVILY_BASE_URL must be an absolute http(s) URL"}},
 		{"bad log level", map[string]string{EnvLogLevel: "LOUD"}, nil, []string{"LOG_LEVEL"}},
+		{"bad token lifetime", map[string]string{EnvAuthTokenTTLHours: "0"}, nil, []string{"AUTH_TOKEN_TTL_HOURS must be a positive whole number of hours"}},
+		{"bad knowledge cache", map[string]string{EnvKnowledgeCacheSecs: "soon"}, nil, []string{"KNOWLEDGE_CACHE_SECONDS must be a whole number of seconds, 0 or more"}},
+		{"run steps over the bound", map[string]string{EnvRunMaxSteps: "501"}, nil, []string{"RUN_MAX_STEPS must be an integer from 1 to 500"}},
 		{"problems are reported together", map[string]string{EnvLogLevel: "LOUD"}, []string{EnvTasksTable}, []string{"TASKS_TABLE", "LOG_LEVEL"}},
 	}
 	for _, tc := range cases {
@@ -93,5 +97,26 @@ func TestSearchConfigured(t *testing.T) {
 				t.Errorf("SearchConfigured() = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestParseNumbers: unset numbers take their defaults (0 where the consumer owns the default).
+func TestParseNumbers(t *testing.T) {
+	cases := []struct {
+		name     string
+		env      map[string]string
+		wantTTL  time.Duration
+		wantKC   time.Duration
+		wantRuns int
+	}{
+		{"unset", map[string]string{}, 0, DefaultKnowledgeCacheTTL, 0},
+		{"set", map[string]string{EnvAuthTokenTTLHours: "12", EnvKnowledgeCacheSecs: " 0 ", EnvRunMaxSteps: "500"}, 12 * time.Hour, 0, 500},
+	}
+	for _, tc := range cases {
+		c, err := Parse(envOf(tc.env))
+		if err != nil || c.AuthTokenTTL != tc.wantTTL || c.KnowledgeCacheTTL != tc.wantKC || c.RunMaxSteps != tc.wantRuns {
+			t.Errorf("%s: got token TTL %v, knowledge cache %v, run steps %d, error %v; want %v, %v, %d",
+				tc.name, c.AuthTokenTTL, c.KnowledgeCacheTTL, c.RunMaxSteps, err, tc.wantTTL, tc.wantKC, tc.wantRuns)
+		}
 	}
 }

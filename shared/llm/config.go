@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,21 +17,6 @@ import (
 const (
 	ProviderOpenAI   = "openai"
 	ProviderGigaChat = "gigachat"
-)
-
-// Environment variables read beside config.Config's OPENAI_* names.
-const (
-	EnvProvider              = "LLM_PROVIDER"        // openai (default) or gigachat
-	EnvTimeout               = "LLM_TIMEOUT_SECONDS" // per HTTP call; default 20
-	EnvGigaChatAuthKey       = "GIGACHAT_AUTH_KEY"
-	EnvGigaChatAuthKeySecret = "GIGACHAT_AUTH_KEY_SECRET_ARN"
-	EnvGigaChatScope         = "GIGACHAT_SCOPE"
-	EnvGigaChatOAuthURL      = "GIGACHAT_OAUTH_URL"
-	EnvGigaChatBaseURL       = "GIGACHAT_BASE_URL"
-	EnvGigaChatModel         = "GIGACHAT_MODEL"
-	// EnvGigaChatCACert holds PEM certificates to trust besides the system's: GigaChat's chain to
-	// the Russian Trusted Root CA, which no default trust store has.
-	EnvGigaChatCACert = "GIGACHAT_CA_CERT"
 )
 
 // GigaChat's public endpoints and its personal-use scope.
@@ -95,32 +78,18 @@ func (s Settings) Info() Info {
 
 // Describe resolves the LLM configuration without any network call: what /health reports.
 // The Info is filled as far as the configuration goes even when the error is non-nil.
-func Describe(cfg config.Config, getenv func(string) string) (Info, error) {
-	s, err := Resolve(cfg, getenv)
+func Describe(cfg config.Config) (Info, error) {
+	s, err := Resolve(cfg)
 	return s.Info(), err
 }
 
-// Resolve reads the selected provider's settings from cfg and getenv (nil means os.Getenv).
+// Resolve reads the selected provider's settings from cfg (config.Parse read the environment).
 // A missing setting is an error matching ErrNotConfigured; an invalid one is another error.
 // The Settings are filled as far as the configuration goes even when the error is non-nil.
-func Resolve(cfg config.Config, getenv func(string) string) (Settings, error) {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
-	s := Settings{Provider: strings.ToLower(get(EnvProvider)), Timeout: DefaultAttemptTimeout}
-	if s.Provider == "" {
-		s.Provider = ProviderOpenAI
-	}
+func Resolve(cfg config.Config) (Settings, error) {
+	l := cfg.LLM
+	s := Settings{Provider: cmp.Or(l.Provider, ProviderOpenAI), Timeout: cmp.Or(l.Timeout, DefaultAttemptTimeout)}
 	var problems, missing []string
-	if v := get(EnvTimeout); v != "" {
-		secs, err := strconv.ParseFloat(v, 64)
-		if err != nil || secs <= 0 || secs > 900 {
-			problems = append(problems, fmt.Sprintf("%s must be a number of seconds between 0 and 900, got %q", EnvTimeout, v))
-		} else {
-			s.Timeout = time.Duration(secs * float64(time.Second))
-		}
-	}
 	switch s.Provider {
 	case ProviderOpenAI:
 		s.BaseURL, s.Model, s.Key, s.KeySecret = cfg.OpenAIBaseURL, cfg.OpenAIModel, cfg.OpenAIAPIKey, cfg.OpenAIAPIKeySecret
@@ -134,28 +103,28 @@ func Resolve(cfg config.Config, getenv func(string) string) (Settings, error) {
 			missing = append(missing, config.EnvOpenAIAPIKey+" or "+config.EnvOpenAIAPIKeySecret)
 		}
 	case ProviderGigaChat:
-		s.BaseURL = cmp.Or(get(EnvGigaChatBaseURL), GigaChatBaseURL)
-		s.OAuthURL = cmp.Or(get(EnvGigaChatOAuthURL), GigaChatOAuthURL)
-		s.Model = cmp.Or(get(EnvGigaChatModel), GigaChatModel)
-		s.Scope = cmp.Or(get(EnvGigaChatScope), GigaChatScope)
-		s.Key, s.KeySecret = get(EnvGigaChatAuthKey), get(EnvGigaChatAuthKeySecret)
+		s.BaseURL = cmp.Or(l.GigaChatBaseURL, GigaChatBaseURL)
+		s.OAuthURL = cmp.Or(l.GigaChatOAuthURL, GigaChatOAuthURL)
+		s.Model = cmp.Or(l.GigaChatModel, GigaChatModel)
+		s.Scope = cmp.Or(l.GigaChatScope, GigaChatScope)
+		s.Key, s.KeySecret = l.GigaChatAuthKey, l.GigaChatAuthKeySecret
 		if s.Key == "" && s.KeySecret == "" {
-			missing = append(missing, EnvGigaChatAuthKey+" or "+EnvGigaChatAuthKeySecret)
+			missing = append(missing, config.EnvGigaChatAuthKey+" or "+config.EnvGigaChatAuthKeySecret)
 		}
-		for _, u := range []struct{ name, value string }{{EnvGigaChatBaseURL, s.BaseURL}, {EnvGigaChatOAuthURL, s.OAuthURL}} {
+		for _, u := range []struct{ name, value string }{{config.EnvGigaChatBaseURL, s.BaseURL}, {config.EnvGigaChatOAuthURL, s.OAuthURL}} {
 			if p, err := url.Parse(u.value); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 				problems = append(problems, fmt.Sprintf("%s must be an absolute http(s) URL, got %q", u.name, u.value))
 			}
 		}
-		if v := get(EnvGigaChatCACert); v != "" {
+		if v := l.GigaChatCACert; v != "" {
 			// Tolerate the PEM's line breaks written as \n, as single-line env files need.
 			s.CACert = []byte(strings.ReplaceAll(v, `\n`, "\n"))
 			if !x509.NewCertPool().AppendCertsFromPEM(s.CACert) {
-				problems = append(problems, EnvGigaChatCACert+" holds no PEM certificate")
+				problems = append(problems, config.EnvGigaChatCACert+" holds no PEM certificate")
 			}
 		}
 	default:
-		problems = append(problems, fmt.Sprintf("%s must be %s or %s, got %q", EnvProvider, ProviderOpenAI, ProviderGigaChat, s.Provider))
+		problems = append(problems, fmt.Sprintf("%s must be %s or %s, got %q", config.EnvLLMProvider, ProviderOpenAI, ProviderGigaChat, s.Provider))
 	}
 	if len(problems) > 0 {
 		return s, fmt.Errorf("configuration: %s", strings.Join(append(problems, missingText(missing)...), "; "))

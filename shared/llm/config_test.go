@@ -49,25 +49,31 @@ func TestDescribe(t *testing.T) {
 	}{
 		{"openai by default", openai, nil, Info{"openai", "anthropic/claude-3.5-sonnet", "https://openrouter.ai/api/v1"}, false, nil},
 		{"openai with a secret ARN", config.Config{OpenAIBaseURL: "http://127.0.0.1:11434/v1", OpenAIModel: "llama3", OpenAIAPIKeySecret: "arn:x"},
-			map[string]string{EnvProvider: " OpenAI "}, Info{"openai", "llama3", "http://127.0.0.1:11434/v1"}, false, nil},
+			map[string]string{config.EnvLLMProvider: " OpenAI "}, Info{"openai", "llama3", "http://127.0.0.1:11434/v1"}, false, nil},
 		{"openai missing everything", config.Config{}, nil, Info{Provider: "openai"}, true,
 			[]string{"OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN"}},
-		{"gigachat defaults", config.Config{}, map[string]string{EnvProvider: "gigachat", EnvGigaChatAuthKey: "k"},
+		{"gigachat defaults", config.Config{}, map[string]string{config.EnvLLMProvider: "gigachat", config.EnvGigaChatAuthKey: "k"},
 			Info{"gigachat", GigaChatModel, GigaChatBaseURL}, false, nil},
-		{"gigachat overrides", config.Config{}, map[string]string{EnvProvider: "gigachat", EnvGigaChatAuthKeySecret: "arn:x",
-			EnvGigaChatModel: "GigaChat-2-Max", EnvGigaChatBaseURL: "https://giga.example/api/v1", EnvGigaChatCACert: testCA},
+		{"gigachat overrides", config.Config{}, map[string]string{config.EnvLLMProvider: "gigachat", config.EnvGigaChatAuthKeySecret: "arn:x",
+			config.EnvGigaChatModel: "GigaChat-2-Max", config.EnvGigaChatBaseURL: "https://giga.example/api/v1", config.EnvGigaChatCACert: testCA},
 			Info{"gigachat", "GigaChat-2-Max", "https://giga.example/api/v1"}, false, nil},
-		{"gigachat without a key", config.Config{}, map[string]string{EnvProvider: "gigachat"}, Info{"gigachat", GigaChatModel, GigaChatBaseURL}, true,
+		{"gigachat without a key", config.Config{}, map[string]string{config.EnvLLMProvider: "gigachat"}, Info{"gigachat", GigaChatModel, GigaChatBaseURL}, true,
 			[]string{"GIGACHAT_AUTH_KEY or GIGACHAT_AUTH_KEY_SECRET_ARN"}},
-		{"unknown provider", openai, map[string]string{EnvProvider: "claude"}, Info{Provider: "claude"}, false, []string{"LLM_PROVIDER must be openai or gigachat"}},
-		{"bad timeout", openai, map[string]string{EnvTimeout: "0"}, Info{"openai", "anthropic/claude-3.5-sonnet", "https://openrouter.ai/api/v1"}, false, []string{"LLM_TIMEOUT_SECONDS"}},
-		{"bad gigachat URL and certificate", config.Config{}, map[string]string{EnvProvider: "gigachat", EnvGigaChatAuthKey: "k",
-			EnvGigaChatOAuthURL: "ngw:9443/oauth", EnvGigaChatCACert: "not a pem"}, Info{"gigachat", GigaChatModel, GigaChatBaseURL}, false,
+		{"unknown provider", openai, map[string]string{config.EnvLLMProvider: "claude"}, Info{Provider: "claude"}, false, []string{"LLM_PROVIDER must be openai or gigachat"}},
+		{"bad timeout", openai, map[string]string{config.EnvLLMTimeout: "0"}, Info{"openai", "anthropic/claude-3.5-sonnet", "https://openrouter.ai/api/v1"}, false, []string{"LLM_TIMEOUT_SECONDS"}},
+		{"bad gigachat URL and certificate", config.Config{}, map[string]string{config.EnvLLMProvider: "gigachat", config.EnvGigaChatAuthKey: "k",
+			config.EnvGigaChatOAuthURL: "ngw:9443/oauth", config.EnvGigaChatCACert: "not a pem"}, Info{"gigachat", GigaChatModel, GigaChatBaseURL}, false,
 			[]string{"GIGACHAT_OAUTH_URL must be an absolute http(s) URL", "GIGACHAT_CA_CERT holds no PEM certificate"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Describe(tc.cfg, env(tc.env))
+			cfg := tc.cfg
+			parsed, perr := config.Parse(env(tc.env))
+			cfg.LLM = parsed.LLM
+			got, err := Describe(cfg)
+			if perr != nil {
+				err = perr // config.Parse validates what it can read alone (the timeout)
+			}
 			if got != tc.want {
 				t.Errorf("Describe() = %+v, want %+v", got, tc.want)
 			}

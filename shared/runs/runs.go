@@ -6,9 +6,7 @@ package runs
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -250,23 +248,3 @@ func (r Retention) EntryLifetime(maxSteps int) time.Duration {
 
 // DefaultMaxSteps bounds a run (PROXY_SERVER_API.md).
 const DefaultMaxSteps = 150
-
-// EnvMaxSteps overrides DefaultMaxSteps for new runs.
-const EnvMaxSteps = "RUN_MAX_STEPS"
-
-// maxStepsLimit keeps a run's header, which holds all its reflections, well inside DynamoDB's
-// 400 KB item.
-const maxStepsLimit = 500
-
-// MaxStepsFromEnv reads RUN_MAX_STEPS (empty means DefaultMaxSteps).
-func MaxStepsFromEnv(getenv func(string) string) (int, error) {
-	v := strings.TrimSpace(getenv(EnvMaxSteps))
-	if v == "" {
-		return DefaultMaxSteps, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > maxStepsLimit {
-		return 0, fmt.Errorf("configuration: %s must be an integer from 1 to %d, got %q", EnvMaxSteps, maxStepsLimit, v)
-	}
-	return n, nil
-}

@@ -47,23 +47,6 @@ func TestObservation(t *testing.T) {
 	}
 }
 
-func TestMaxStepsFromEnv(t *testing.T) {
-	cases := []struct {
-		value   string
-		want    int
-		wantErr bool
-	}{
-		{"", DefaultMaxSteps, false}, {"3", 3, false}, {" 500 ", 500, false},
-		{"0", 0, true}, {"501", 0, true}, {"many", 0, true},
-	}
-	for _, tc := range cases {
-		got, err := MaxStepsFromEnv(func(string) string { return tc.value })
-		if got != tc.want || (err != nil) != tc.wantErr {
-			t.Errorf("MaxStepsFromEnv(%q) = %d, %v; want %d, error %v", tc.value, got, err, tc.want, tc.wantErr)
-		}
-	}
-}
-
 func TestRetention(t *testing.T) {
 	r := DefaultRetention
 	at := time.Unix(1737292800, 0)

@@ -8,9 +8,6 @@ package retrieval
 
 import (
 	"fmt"
-	"os"
-	"strconv"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -20,24 +17,15 @@ import (
 	"github.com/screenagent/backend/shared/knowledge/knowledgedb"
 )
 
-// EnvCacheSeconds sets how long a process keeps a lookup's result (0 turns the cache off).
-const EnvCacheSeconds = "KNOWLEDGE_CACHE_SECONDS"
-
-// DefaultCacheTTL covers the steps of one task on one page.
-const DefaultCacheTTL = 30 * time.Second
-
 // New returns the knowledge service for cfg. It needs ACCOUNTS_TABLE, and KNOWLEDGE_TABLE unless
 // KNOWLEDGE_SERVICE_URL is set.
 func New(cfg config.Config, db *dynamodb.Client) (*knowledge.Service, error) {
-	ttl, err := cacheTTL(os.Getenv(EnvCacheSeconds))
-	if err != nil {
-		return nil, err
-	}
 	if cfg.AccountsTable == "" {
 		return nil, fmt.Errorf("configuration: %s is required for the knowledge service", config.EnvAccountsTable)
 	}
 	var source knowledge.Source
 	if cfg.KnowledgeServiceURL != "" {
+		var err error
 		if source, err = extraction.NewClient(cfg.KnowledgeServiceURL, extraction.DefaultTimeout); err != nil {
 			return nil, fmt.Errorf("configuration: %s: %w", config.EnvKnowledgeServiceURL, err)
 		}
@@ -47,16 +35,5 @@ func New(cfg config.Config, db *dynamodb.Client) (*knowledge.Service, error) {
 		}
 		source = knowledge.BuiltIn{Store: knowledgedb.NewDocuments(db, cfg.KnowledgeTable)}
 	}
-	return knowledge.NewService(knowledgedb.NewDomains(db, cfg.AccountsTable), source, ttl), nil
-}
-
-func cacheTTL(v string) (time.Duration, error) {
-	if v == "" {
-		return DefaultCacheTTL, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("configuration: %s must be a whole number of seconds, 0 or more, got %q", EnvCacheSeconds, v)
-	}
-	return time.Duration(n) * time.Second, nil
+	return knowledge.NewService(knowledgedb.NewDomains(db, cfg.AccountsTable), source, cfg.KnowledgeCacheTTL), nil
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 
 	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/llm"
@@ -19,7 +18,6 @@ import (
 // Setup is what FromConfig needs beyond config.Config. The zero value reads the process
 // environment and, only when a secret ARN is configured, AWS Secrets Manager.
 type Setup struct {
-	Getenv  func(string) string
 	Secrets secret.Getter
 }
 
@@ -27,7 +25,7 @@ type Setup struct {
 // GIGACHAT_AUTH_KEY); when that is empty and the matching *_SECRET_ARN is set, it is read once
 // from Secrets Manager, as a plain string or a JSON object {"apiKey": "..."}.
 func FromConfig(ctx context.Context, cfg config.Config, setup Setup) (*Client, llm.Info, error) {
-	s, err := llm.Resolve(cfg, setup.Getenv)
+	s, err := llm.Resolve(cfg)
 	if err != nil {
 		return nil, s.Info(), err
 	}
@@ -66,7 +64,7 @@ func FromConfig(ctx context.Context, cfg config.Config, setup Setup) (*Client, l
 // starts and its calls fail with LLM_ERROR, so a missing key shows as the contract's error, not a
 // gateway 502.
 func Load(ctx context.Context, cfg config.Config, logger *slog.Logger) (llm.Client, llm.Info, error) {
-	c, info, err := FromConfig(ctx, cfg, Setup{Getenv: os.Getenv})
+	c, info, err := FromConfig(ctx, cfg, Setup{})
 	if errors.Is(err, llm.ErrNotConfigured) {
 		logger.Warn("LLM not configured: agent steps will fail with LLM_ERROR", "error", err.Error())
 		return llm.Unconfigured{Err: err}, info, nil
@@ -87,7 +85,7 @@ func trustingHTTPClient(pem []byte) (*http.Client, error) {
 		pool = x509.NewCertPool()
 	}
 	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("llm: %s holds no PEM certificate", llm.EnvGigaChatCACert)
+		return nil, fmt.Errorf("llm: %s holds no PEM certificate", config.EnvGigaChatCACert)
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}

@@ -63,7 +63,7 @@ func TestFromConfigReadsTheKey(t *testing.T) {
 			srv := llmtest.New(t)
 			srv.Reply("ok")
 			cfg := config.Config{OpenAIBaseURL: srv.URL(), OpenAIModel: "gpt-test", OpenAIAPIKey: tc.apiKey, OpenAIAPIKeySecret: arn}
-			c, info, err := FromConfig(context.Background(), cfg, Setup{Getenv: env(nil), Secrets: tc.secret})
+			c, info, err := FromConfig(context.Background(), cfg, Setup{Secrets: tc.secret})
 			if len(tc.secret.reads) != tc.wantReads {
 				t.Errorf("secret read %d times, want %d", len(tc.secret.reads), tc.wantReads)
 			}
@@ -96,13 +96,14 @@ func TestFromConfigGigaChat(t *testing.T) {
 	srv := llmtest.NewGigaChat(t, gigaKey)
 	srv.Reply("привет")
 	secrets := &fakeSecrets{value: ptr(gigaKey)}
-	c, info, err := FromConfig(context.Background(), config.Config{}, Setup{
-		Getenv: env(map[string]string{
-			llm.EnvProvider: "gigachat", llm.EnvGigaChatAuthKeySecret: "arn:giga", llm.EnvGigaChatScope: "GIGACHAT_API_CORP",
-			llm.EnvGigaChatBaseURL: srv.URL(), llm.EnvGigaChatOAuthURL: srv.OAuthURL(), llm.EnvTimeout: "7.5",
-		}),
-		Secrets: secrets,
-	})
+	cfg, err := config.Parse(env(map[string]string{
+		config.EnvLLMProvider: "gigachat", config.EnvGigaChatAuthKeySecret: "arn:giga", config.EnvGigaChatScope: "GIGACHAT_API_CORP",
+		config.EnvGigaChatBaseURL: srv.URL(), config.EnvGigaChatOAuthURL: srv.OAuthURL(), config.EnvLLMTimeout: "7.5",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, info, err := FromConfig(context.Background(), cfg, Setup{Secrets: secrets})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestFromConfigGigaChat(t *testing.T) {
 }
 
 func TestFromConfigNotConfigured(t *testing.T) {
-	_, info, err := FromConfig(context.Background(), config.Config{OpenAIModel: "m"}, Setup{Getenv: env(nil)})
+	_, info, err := FromConfig(context.Background(), config.Config{OpenAIModel: "m"}, Setup{})
 	if !errors.Is(err, llm.ErrNotConfigured) || info.Model != "m" {
 		t.Errorf("FromConfig() = %+v, %v; want llm.ErrNotConfigured with the model known", info, err)
 	}
