@@ -38,9 +38,9 @@ func TestCleanupInvocation(t *testing.T) {
 	// A task and its session whose last step was two hours ago (real time: the binary's clock).
 	stepAt := time.Now().UTC().Add(-2 * time.Hour)
 	clock := func() time.Time { return stepAt }
-	taskStore := tasksdb.New(db.Client, db.Tables["TasksTable"])
+	taskStore := tasksdb.New(db.Client, db.Tables["TasksTable"], tasks.DefaultRetention)
 	taskStore.Now = clock
-	chatStore := chatdb.New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"])
+	chatStore := chatdb.New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"], chat.DefaultRetention())
 	chatStore.Now = clock
 	sess, err := chat.NewSession("ten", "u1", "t1", "https://shop.example/", "buy socks", stepAt)
 	if err != nil {

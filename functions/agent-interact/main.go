@@ -17,7 +17,6 @@ import (
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/metrics"
 	"github.com/screenagent/backend/shared/ratelimit"
-	"github.com/screenagent/backend/shared/retention"
 	"github.com/screenagent/backend/shared/search"
 	"github.com/screenagent/backend/shared/search/searchdb"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
@@ -35,14 +34,12 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
-		policy, err := retention.FromEnv()
+		policy, err := a.Retention()
 		if err != nil {
 			return nil, err
 		}
-		taskStore := tasksdb.New(a.DynamoDB, a.Config.TasksTable)
-		taskStore.Retention = policy.Tasks
-		chatStore := chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable)
-		chatStore.Retention = policy.Chat
+		taskStore := tasksdb.New(a.DynamoDB, a.Config.TasksTable, policy.Tasks)
+		chatStore := chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable, policy.Chat)
 		var backend search.Backend
 		backend, err = search.FromConfig(ctx, a.Config, nil)
 		if errors.Is(err, search.ErrNotConfigured) {

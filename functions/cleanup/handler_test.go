@@ -23,7 +23,7 @@ func TestHandlerReportsStatistics(t *testing.T) {
 	db := dynamotest.New(t)
 	// Real time: DynamoDB Local runs TTL. The cleanup's clock is two days ahead.
 	now := time.Now().UTC().Truncate(time.Second)
-	store := tasksdb.New(db.Client, db.Tables["TasksTable"])
+	store := tasksdb.New(db.Client, db.Tables["TasksTable"], tasks.DefaultRetention)
 	store.Now = func() time.Time { return now }
 	items, err := store.StepItems(tasks.Task{ID: "t1", TenantID: "ten", UserID: "u"}, true, tasks.Step{Action: "click(1)"}, tasks.StatusActive)
 	if err != nil {

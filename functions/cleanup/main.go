@@ -21,7 +21,7 @@ func main() {
 	a, err := app.New(ctx, config.EnvTasksTable, config.EnvSessionsTable, config.EnvMessagesTable)
 	var policy retention.Config
 	if err == nil {
-		policy, err = retention.FromEnv()
+		policy, err = a.Retention()
 	}
 	if err != nil {
 		logging.New(os.Stderr, slog.LevelInfo).Error("init failed", "function", "cleanup", "error", fmt.Sprint(err))

@@ -21,9 +21,13 @@ const route = "GET /api/debug/session/{taskId}/export"
 func main() {
 	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable, config.EnvSessionsTable, config.EnvMessagesTable})
 	app.Main(route, required, func(_ context.Context, a *app.App) (http.Handler, error) {
+		policy, err := a.Retention()
+		if err != nil {
+			return nil, err
+		}
 		return a.Protect(ratelimit.ClassDebug, newHandler(
-			tasksdb.New(a.DynamoDB, a.Config.TasksTable),
-			chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable),
+			tasksdb.New(a.DynamoDB, a.Config.TasksTable, policy.Tasks),
+			chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable, policy.Chat),
 			time.Now,
 		))
 	})

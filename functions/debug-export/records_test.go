@@ -10,6 +10,7 @@ import (
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/auth"
+	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/dynamotest"
@@ -25,7 +26,7 @@ func TestExportOfStoredRecords(t *testing.T) {
 	db := dynamotest.New(t)
 	// Real time: DynamoDB Local runs TTL.
 	now := time.Now().UTC().Truncate(time.Second)
-	store := tasksdb.New(db.Client, db.Tables["TasksTable"])
+	store := tasksdb.New(db.Client, db.Tables["TasksTable"], tasks.DefaultRetention)
 	store.Now = func() time.Time { return now }
 	verifications := []tasks.Verification{
 		{TaskID: taskID, StepIndex: 0, Action: "click(3)", Verdict: tasks.Unverified, Method: "deterministic",
@@ -66,7 +67,7 @@ func TestExportOfStoredRecords(t *testing.T) {
 	r := httptest.NewRequest("GET", "/api/debug/session/"+taskID+"/export", nil)
 	r = r.WithContext(auth.WithIdentity(r.Context(), accounts.Identity{UserID: "u", TenantID: "ten"}, "h"))
 	w := httptest.NewRecorder()
-	msgs := chatdb.New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"])
+	msgs := chatdb.New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"], chat.DefaultRetention())
 	app.Mount(route, newHandler(store, msgs, func() time.Time { return now })).ServeHTTP(w, r)
 	var body struct {
 		Data struct {

@@ -15,6 +15,10 @@ import (
 func main() {
 	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable})
 	app.Main("GET /api/debug/logs", required, func(_ context.Context, a *app.App) (http.Handler, error) {
-		return a.Protect(ratelimit.ClassDebug, newHandler(tasksdb.New(a.DynamoDB, a.Config.TasksTable)))
+		policy, err := a.Retention()
+		if err != nil {
+			return nil, err
+		}
+		return a.Protect(ratelimit.ClassDebug, newHandler(tasksdb.New(a.DynamoDB, a.Config.TasksTable, policy.Tasks)))
 	})
 }

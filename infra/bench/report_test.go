@@ -45,7 +45,6 @@ import (
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/ratelimit"
-	"github.com/screenagent/backend/shared/retention"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
 	"github.com/screenagent/backend/shared/sam"
@@ -327,14 +326,12 @@ func newStepEnv(b *testing.B, db *dynamotest.DB) *stepEnv {
 	if err != nil {
 		b.Fatal(err)
 	}
-	policy, err := retention.FromEnv()
+	policy, err := a.Retention()
 	if err != nil {
 		b.Fatal(err)
 	}
-	taskStore := tasksdb.New(a.DynamoDB, a.Config.TasksTable)
-	taskStore.Retention = policy.Tasks
-	chatStore := chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable)
-	chatStore.Retention = policy.Chat
+	taskStore := tasksdb.New(a.DynamoDB, a.Config.TasksTable, policy.Tasks)
+	chatStore := chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable, policy.Chat)
 	engine := &agent.Engine{Tasks: taskStore, Chat: chatStore, Commit: &agentdb.Writer{Tasks: taskStore, Chat: chatStore, DB: a.DynamoDB}, Knowledge: know, LLM: e.llm, Model: "bench-model", Logger: a.Logger}
 	if e.interact, err = a.Protect(ratelimit.ClassInteract, interactHandler(engine)); err != nil {
 		b.Fatal(err)

@@ -49,8 +49,8 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f := &fixture{
 		llm:   fake,
-		tasks: tasksdb.New(db.Client, db.Tables["TasksTable"]),
-		chat:  chatdb.New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"]),
+		tasks: tasksdb.New(db.Client, db.Tables["TasksTable"], tasks.DefaultRetention),
+		chat:  chatdb.New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"], chat.DefaultRetention()),
 	}
 	f.engine = &Engine{
 		Tasks: f.tasks, Chat: f.chat, Commit: &agentdb.Writer{Tasks: f.tasks, Chat: f.chat, DB: db.Client}, LLM: client, Model: "test-model",

@@ -16,6 +16,7 @@ import (
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/lambdahttp"
 	"github.com/screenagent/backend/shared/logging"
+	"github.com/screenagent/backend/shared/retention"
 )
 
 // App holds what a function builds once per cold start.
@@ -68,4 +69,9 @@ func Mount(route string, h http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(route, h)
 	return mux
+}
+
+// Retention is the deployment's retention policy (RETENTION_*), for the stores' constructors.
+func (a *App) Retention() (retention.Config, error) {
+	return retention.ParseConfig(a.Config.Lookup)
 }

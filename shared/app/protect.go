@@ -55,7 +55,7 @@ func (a *App) ProtectWith(e Edge, class string, h http.Handler) (http.Handler, e
 		return nil, err
 	}
 	if class != "" {
-		limits, err := ratelimit.LoadConfig()
+		limits, err := ratelimit.ParseConfig(a.Config.Lookup)
 		if err != nil {
 			return nil, err
 		}

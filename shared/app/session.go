@@ -16,6 +16,10 @@ import (
 func SessionMain(route string, handler func(*chatdb.Store) http.Handler, required ...string) {
 	required = slices.Concat(AuthRequired, []string{config.EnvSessionsTable}, required)
 	Main(route, required, func(_ context.Context, a *App) (http.Handler, error) {
-		return a.Protect(ratelimit.ClassSession, handler(chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable)))
+		policy, err := a.Retention()
+		if err != nil {
+			return nil, err
+		}
+		return a.Protect(ratelimit.ClassSession, handler(chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable, policy.Chat)))
 	})
 }

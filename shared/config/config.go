@@ -87,6 +87,19 @@ type Config struct {
 	RunMaxSteps int
 	// LLM holds the provider's settings beside the OPENAI_* fields; shared/llm resolves them.
 	LLM LLMSettings
+
+	// lookup is where Parse read the environment: Lookup serves the sections that their own
+	// packages parse (rate limits, retention), so that the environment has one reader.
+	lookup func(string) string
+}
+
+// Lookup is the trimmed value of the variable name as Parse read it ("" when unset): the way
+// the packages that own a section of the configuration (ratelimit, retention) read it at cold start.
+func (c Config) Lookup(name string) string {
+	if c.lookup == nil {
+		return ""
+	}
+	return strings.TrimSpace(c.lookup(name))
 }
 
 // LLMSettings are the LLM settings other than OPENAI_*, as set (trimmed; "" when unset).
@@ -118,6 +131,7 @@ func Load(required ...string) (Config, error) {
 func Parse(getenv func(string) string, required ...string) (Config, error) {
 	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
 	c := Config{
+		lookup:              getenv,
 		Stage:               get(EnvStage),
 		TasksTable:          get(EnvTasksTable),
 		SessionsTable:       get(EnvSessionsTable),

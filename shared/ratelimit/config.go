@@ -2,7 +2,6 @@ package ratelimit
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -75,12 +74,7 @@ func (c Config) Limit(class string, tier accounts.Tier) int {
 	return c.PerMinute[class] * m
 }
 
-// LoadConfig reads the configuration from the process environment; see ParseConfig.
-func LoadConfig() (Config, error) {
-	return ParseConfig(os.Getenv)
-}
-
-// ParseConfig reads the configuration through getenv. Limits are positive integers;
+// ParseConfig reads the configuration through getenv (config.Config.Lookup at cold start). Limits are positive integers;
 // RATE_LIMIT_TIER_MULTIPLIERS is "tier=factor" pairs separated by commas ("free=1,pro=5"), and
 // tiers it leaves out keep their default. Every invalid value is reported, each naming its
 // variable.

@@ -75,10 +75,8 @@ type Cleaner struct {
 
 // New returns a Cleaner over the tables with the policy, the system clock and DefaultReserve.
 func New(client *dynamodb.Client, t Tables, cfg Config, logger *slog.Logger) *Cleaner {
-	chatStore := chatdb.New(client, t.Sessions, t.Messages)
-	chatStore.Retention = cfg.Chat
 	return &Cleaner{
-		DB: client, Sessions: chatStore, Tables: t, Config: cfg,
+		DB: client, Sessions: chatdb.New(client, t.Sessions, t.Messages, cfg.Chat), Tables: t, Config: cfg,
 		Reserve: DefaultReserve, Now: time.Now, Logger: logger,
 	}
 }

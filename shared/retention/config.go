@@ -6,7 +6,6 @@ package retention
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -50,10 +49,7 @@ func DefaultConfig() Config {
 	return Config{Tasks: tasks.DefaultRetention, Chat: chat.DefaultRetention(), IdleAfter: day}
 }
 
-// FromEnv reads the policy from the process environment; see ParseConfig.
-func FromEnv() (Config, error) { return ParseConfig(os.Getenv) }
-
-// ParseConfig reads the policy through getenv: every variable set must be a whole number of at
+// ParseConfig reads the policy through getenv (config.Config.Lookup at cold start): every variable set must be a whole number of at
 // least 1, and the idle threshold must stay below the provisional lifetime of active data, or
 // active tasks would expire before they could be interrupted. The error names every bad variable.
 func ParseConfig(getenv func(string) string) (Config, error) {

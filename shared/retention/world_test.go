@@ -64,9 +64,9 @@ func newWorld(t *testing.T) *world {
 	db := dynamotest.New(t)
 	w := &world{db: db, t0: time.Now().UTC().Truncate(time.Second)}
 	w.clock = &clock{now: w.t0}
-	w.tasks = tasksdb.New(db.Client, db.Tables["TasksTable"])
+	w.tasks = tasksdb.New(db.Client, db.Tables["TasksTable"], tasks.DefaultRetention)
 	w.tasks.Now = w.clock.Now
-	w.chat = chatdb.New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"])
+	w.chat = chatdb.New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"], chat.DefaultRetention())
 	w.chat.Now = w.clock.Now
 	w.tables = Tables{Tasks: db.Tables["TasksTable"], Sessions: db.Tables["SessionsTable"], Messages: db.Tables["MessagesTable"]}
 	return w

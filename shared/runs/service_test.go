@@ -35,7 +35,7 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := runsdb.New(db.Client, db.Tables["TasksTable"])
+	store := runsdb.New(db.Client, db.Tables["TasksTable"], runs.DefaultRetention)
 	return &fixture{svc: &runs.Service{Store: store, LLM: client, Model: "test-model"}, store: store, llm: fake}
 }
 

@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { dynamotest.Main(m) }
 func TestCommitStep(t *testing.T) {
 	ctx := context.Background()
 	db := dynamotest.New(t)
-	w := &Writer{Tasks: tasksdb.New(db.Client, db.Tables["TasksTable"]), Chat: chatdb.New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"]), DB: db.Client}
+	w := &Writer{Tasks: tasksdb.New(db.Client, db.Tables["TasksTable"], tasks.DefaultRetention), Chat: chatdb.New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"], chat.DefaultRetention()), DB: db.Client}
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	task := tasks.Task{ID: "t1", TenantID: "ten-a", UserID: "u1", URL: "https://shop.example/", Query: "find socks", Status: tasks.StatusActive}
 	sess, err := chat.NewSession("ten-a", "u1", task.ID, task.URL, task.Query, now)

@@ -61,14 +61,15 @@ type Store struct {
 	Now func() time.Time
 }
 
-// New returns a Store on the Sessions and Messages tables with the default retention and the
+// New returns a Store on the Sessions and Messages tables that keeps what it writes as r says
+// (chat.DefaultRetention(), or the deployment's policy from retention.ParseConfig), with the
 // system clock.
-func New(client *dynamodb.Client, sessionsTable, messagesTable string) *Store {
+func New(client *dynamodb.Client, sessionsTable, messagesTable string, r chat.Retention) *Store {
 	return &Store{
 		client:           client,
 		sessions:         sessionsTable,
 		messages:         messagesTable,
-		Retention:        chat.DefaultRetention(),
+		Retention:        r,
 		MaxSnapshotBytes: DefaultMaxSnapshotBytes,
 		Now:              time.Now,
 	}

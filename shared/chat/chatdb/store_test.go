@@ -43,7 +43,7 @@ func newStore(t *testing.T) (*Store, *clock, *dynamotest.DB) {
 	t.Helper()
 	db := dynamotest.New(t)
 	c := &clock{now: t0}
-	s := New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"])
+	s := New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"], chat.DefaultRetention())
 	s.Now = c.Now
 	return s, c, db
 }

@@ -22,7 +22,6 @@ import (
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/ratelimit"
-	"github.com/screenagent/backend/shared/retention"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/gate"
 	"github.com/screenagent/backend/shared/runs/runsdb"
@@ -132,13 +131,13 @@ func Main(route string, handler func(*runs.Service) http.Handler, setup ...Setup
 
 // NewStore is the runs store with the deployment's retention for finished runs.
 func NewStore(a *app.App) (*runsdb.Store, error) {
-	cfg, err := retention.FromEnv()
+	policy, err := a.Retention()
 	if err != nil {
 		return nil, err
 	}
-	s := runsdb.New(a.DynamoDB, a.Config.TasksTable)
-	s.Retention.Finished = cfg.Tasks.Finished
-	return s, nil
+	r := runs.DefaultRetention
+	r.Finished = policy.Tasks.Finished
+	return runsdb.New(a.DynamoDB, a.Config.TasksTable, r), nil
 }
 
 // TenantGate reads the tenants' additions to the security gate from the Accounts table.

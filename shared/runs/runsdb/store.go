@@ -55,9 +55,10 @@ type Store struct {
 
 var _ runs.Store = (*Store)(nil)
 
-// New returns a store over the table with the default retention.
-func New(client *dynamodb.Client, table string) *Store {
-	return &Store{client: client, table: table, Now: time.Now, Retention: runs.DefaultRetention}
+// New returns a store over the table that keeps runs as r says (runs.DefaultRetention, with the
+// deployment's Finished from retention.ParseConfig).
+func New(client *dynamodb.Client, table string, r runs.Retention) *Store {
+	return &Store{client: client, table: table, Now: time.Now, Retention: r}
 }
 
 // RunPK is the partition of a run: its header, entries and idempotency records.

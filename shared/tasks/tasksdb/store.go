@@ -54,9 +54,10 @@ type Store struct {
 	Retention tasks.Retention
 }
 
-// New returns a store over the table with the default retention.
-func New(client *dynamodb.Client, table string) *Store {
-	return &Store{client: client, table: table, Now: time.Now, Retention: tasks.DefaultRetention}
+// New returns a store over the table that keeps what it writes as r says (tasks.DefaultRetention,
+// or the deployment's policy from retention.ParseConfig): a writer cannot forget the policy.
+func New(client *dynamodb.Client, table string, r tasks.Retention) *Store {
+	return &Store{client: client, table: table, Now: time.Now, Retention: r}
 }
 
 // ActiveIndexPartition is the GSI2 partition of active tasks, for idle detection.

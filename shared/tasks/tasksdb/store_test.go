@@ -31,7 +31,7 @@ func newFixture(t *testing.T) *fixture {
 	db := dynamotest.New(t)
 	// Real time: DynamoDB Local runs TTL, so items must not look expired to it.
 	f := &fixture{db: db, now: time.Now().UTC().Truncate(time.Second)}
-	f.store = New(db.Client, db.Tables["TasksTable"])
+	f.store = New(db.Client, db.Tables["TasksTable"], tasks.DefaultRetention)
 	f.store.Now = func() time.Time { return f.now }
 	return f
 }
