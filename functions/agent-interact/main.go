@@ -6,13 +6,11 @@ import (
 	"errors"
 	"net/http"
 	"os"
-	"slices"
 
 	"github.com/screenagent/backend/shared/agent"
 	"github.com/screenagent/backend/shared/agent/agentdb"
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/chat/chatdb"
-	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/knowledge/retrieval"
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/metrics"
@@ -23,9 +21,7 @@ import (
 )
 
 func main() {
-	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable, config.EnvSessionsTable,
-		config.EnvMessagesTable, config.EnvKnowledgeTable})
-	app.Main("POST /api/agent/interact", required, func(ctx context.Context, a *app.App) (http.Handler, error) {
+	app.Main("POST /api/agent/interact", func(ctx context.Context, a *app.App) (http.Handler, error) {
 		client, info, err := provider.Load(ctx, a.Config, a.Logger)
 		if err != nil {
 			return nil, err

@@ -6,14 +6,11 @@ import (
 	"net/http"
 
 	"github.com/screenagent/backend/shared/app"
-	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/health"
 )
 
 func main() {
-	required := []string{config.EnvTasksTable, config.EnvSessionsTable, config.EnvMessagesTable,
-		config.EnvRateLimitsTable, config.EnvAccountsTable, config.EnvKnowledgeTable}
-	app.Main("GET /api/health", required, func(_ context.Context, a *app.App) (http.Handler, error) {
+	app.Main("GET /api/health", func(_ context.Context, a *app.App) (http.Handler, error) {
 		c := a.Config
 		return newHandler(&health.Checker{
 			DB: a.DynamoDB,

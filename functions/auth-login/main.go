@@ -9,7 +9,7 @@ import (
 )
 
 func main() {
-	app.Main("POST /api/v1/auth/login", app.AuthRequired, func(_ context.Context, a *app.App) (http.Handler, error) {
+	app.Main("POST /api/v1/auth/login", func(_ context.Context, a *app.App) (http.Handler, error) {
 		svc, err := a.Auth()
 		if err != nil {
 			return nil, err

@@ -11,14 +11,13 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/screenagent/backend/shared/app"
-	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/logging"
 	"github.com/screenagent/backend/shared/retention"
 )
 
 func main() {
 	ctx := context.Background()
-	a, err := app.New(ctx, config.EnvTasksTable, config.EnvSessionsTable, config.EnvMessagesTable)
+	a, err := app.New(ctx)
 	var policy retention.Config
 	if err == nil {
 		policy, err = a.Retention()

@@ -5,12 +5,10 @@ package main
 import (
 	"context"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/chat/chatdb"
-	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/ratelimit"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
@@ -19,8 +17,7 @@ import (
 const route = "GET /api/debug/session/{taskId}/export"
 
 func main() {
-	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable, config.EnvSessionsTable, config.EnvMessagesTable})
-	app.Main(route, required, func(_ context.Context, a *app.App) (http.Handler, error) {
+	app.Main(route, func(_ context.Context, a *app.App) (http.Handler, error) {
 		policy, err := a.Retention()
 		if err != nil {
 			return nil, err

@@ -4,17 +4,14 @@ package main
 import (
 	"context"
 	"net/http"
-	"slices"
 
 	"github.com/screenagent/backend/shared/app"
-	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/ratelimit"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
 
 func main() {
-	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable})
-	app.Main("GET /api/debug/logs", required, func(_ context.Context, a *app.App) (http.Handler, error) {
+	app.Main("GET /api/debug/logs", func(_ context.Context, a *app.App) (http.Handler, error) {
 		policy, err := a.Retention()
 		if err != nil {
 			return nil, err

@@ -12,13 +12,12 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
 	"github.com/screenagent/backend/shared/app"
-	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/knowledge"
 	"github.com/screenagent/backend/shared/knowledge/knowledgedb"
 )
 
 func main() {
-	app.Main("GET /internal/api/knowledge/resolve", []string{config.EnvKnowledgeTable}, func(_ context.Context, a *app.App) (http.Handler, error) {
+	app.Main("GET /internal/api/knowledge/resolve", func(_ context.Context, a *app.App) (http.Handler, error) {
 		source := knowledge.BuiltIn{Store: knowledgedb.NewDocuments(a.DynamoDB, a.Config.KnowledgeTable)}
 		return newHandler(source, iamCaller), nil
 	})

@@ -11,7 +11,7 @@ import (
 )
 
 func main() {
-	app.Main("GET /health", nil, func(_ context.Context, a *app.App) (http.Handler, error) {
+	app.Main("GET /health", func(_ context.Context, a *app.App) (http.Handler, error) {
 		// An incomplete LLM configuration still has a model and base URL to report.
 		info, _ := llm.Describe(a.Config)
 		return newHandler(info.Model, info.BaseURL, time.Now), nil

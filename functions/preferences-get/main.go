@@ -10,7 +10,7 @@ import (
 )
 
 func main() {
-	app.Main("GET /api/v1/user/preferences", app.AuthRequired, func(_ context.Context, a *app.App) (http.Handler, error) {
+	app.Main("GET /api/v1/user/preferences", func(_ context.Context, a *app.App) (http.Handler, error) {
 		return a.Protect(ratelimit.ClassPreferences, newHandler(a.Accounts()))
 	})
 }

@@ -6,12 +6,11 @@ import (
 
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/chat/chatdb"
-	"github.com/screenagent/backend/shared/config"
 )
 
 // route is the function's event in template.yaml.
 const route = "GET /api/session/{sessionId}/messages"
 
 func main() {
-	app.SessionMain(route, func(s *chatdb.Store) http.Handler { return newHandler(s) }, config.EnvMessagesTable)
+	app.SessionMain(route, func(s *chatdb.Store) http.Handler { return newHandler(s) })
 }

@@ -284,7 +284,7 @@ func newStepEnv(b *testing.B, db *dynamotest.DB) *stepEnv {
 	if err != nil {
 		b.Fatal(err)
 	}
-	awsCfg, err := awsconfig.Load(ctx, db.Endpoint)
+	awsCfg, err := awsconfig.Load(ctx, db.Endpoint, config.AWSCredentialsInEnv())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/screenagent/backend/infra/tables"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/awsconfig"
+	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/logging"
 	"github.com/screenagent/backend/shared/sam"
 	"github.com/screenagent/backend/shared/search/searchtest"
@@ -202,7 +203,7 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 	defer db.Stop()
 
 	g.setPhase("creating tables")
-	cfg, err := awsconfig.Load(ctx, db.Endpoint())
+	cfg, err := awsconfig.Load(ctx, db.Endpoint(), config.AWSCredentialsInEnv())
 	if err != nil {
 		return err
 	}
@@ -335,7 +336,7 @@ func invoke(ctx context.Context, logger *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := awsconfig.Load(ctx, *endpoint)
+	cfg, err := awsconfig.Load(ctx, *endpoint, config.AWSCredentialsInEnv())
 	if err != nil {
 		return err
 	}
@@ -366,7 +367,7 @@ func createTables(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := awsconfig.Load(ctx, *endpoint)
+	cfg, err := awsconfig.Load(ctx, *endpoint, config.AWSCredentialsInEnv())
 	if err != nil {
 		return err
 	}

@@ -26,14 +26,15 @@ type App struct {
 	DynamoDB *dynamodb.Client
 }
 
-// New loads the configuration (failing when a required variable is missing) and builds the
+// New loads the configuration (failing when a table's variable is missing: the template gives every
+// function all of them) and builds the
 // logger and the DynamoDB client.
-func New(ctx context.Context, required ...string) (*App, error) {
-	cfg, err := config.Load(required...)
+func New(ctx context.Context) (*App, error) {
+	cfg, err := config.Load(config.Tables...)
 	if err != nil {
 		return nil, err
 	}
-	awsCfg, err := awsconfig.Load(ctx, cfg.DynamoDBEndpoint)
+	awsCfg, err := awsconfig.Load(ctx, cfg.DynamoDBEndpoint, cfg.AWSCredentials)
 	if err != nil {
 		return nil, err
 	}
@@ -48,9 +49,9 @@ func New(ctx context.Context, required ...string) (*App, error) {
 // mounted on route (see Mount), the pattern of the function's event in template.yaml, e.g.
 // "GET /agent/run/{runId}". An init failure is logged as one JSON line and exits non-zero, which
 // Lambda reports as an init error.
-func Main(route string, required []string, build func(context.Context, *App) (http.Handler, error)) {
+func Main(route string, build func(context.Context, *App) (http.Handler, error)) {
 	ctx := context.Background()
-	a, err := New(ctx, required...)
+	a, err := New(ctx)
 	var h http.Handler
 	if err == nil {
 		h, err = build(ctx, a)

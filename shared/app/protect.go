@@ -7,12 +7,8 @@ import (
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/auth"
-	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/ratelimit"
 )
-
-// AuthRequired are the variables every function that authenticates needs.
-var AuthRequired = []string{config.EnvAccountsTable, config.EnvRateLimitsTable}
 
 // Accounts is the accounts store.
 func (a *App) Accounts() *accountsdb.Store {

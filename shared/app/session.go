@@ -3,19 +3,15 @@ package app
 import (
 	"context"
 	"net/http"
-	"slices"
 
 	"github.com/screenagent/backend/shared/chat/chatdb"
-	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/ratelimit"
 )
 
-// SessionMain is the main of a session API function (/api/session...): Main on route, needing the
-// authentication's and the sessions table's configuration and the required variables listed, and
-// the handler built on the chat store, behind Protect in the session rate-limit class.
-func SessionMain(route string, handler func(*chatdb.Store) http.Handler, required ...string) {
-	required = slices.Concat(AuthRequired, []string{config.EnvSessionsTable}, required)
-	Main(route, required, func(_ context.Context, a *App) (http.Handler, error) {
+// SessionMain is the main of a session API function (/api/session...): Main on route, with the
+// handler built on the chat store, behind Protect in the session rate-limit class.
+func SessionMain(route string, handler func(*chatdb.Store) http.Handler) {
+	Main(route, func(_ context.Context, a *App) (http.Handler, error) {
 		policy, err := a.Retention()
 		if err != nil {
 			return nil, err

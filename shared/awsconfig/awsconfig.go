@@ -5,7 +5,6 @@ package awsconfig
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -16,14 +15,14 @@ import (
 )
 
 // Load returns the default AWS configuration with X-Ray instrumentation. When dynamoEndpoint is
-// set (DynamoDB Local) and no credentials are configured in the environment, it uses static dummy
-// credentials and a default region, which DynamoDB Local accepts; this also keeps the SDK from
-// probing the EC2 metadata service, which is slow and noisy off AWS.
-func Load(ctx context.Context, dynamoEndpoint string) (aws.Config, error) {
+// set (DynamoDB Local) and the environment names no credentials (credentialsInEnv, from
+// shared/config), it uses static dummy credentials and a default region, which DynamoDB Local
+// accepts; this also keeps the SDK from probing the EC2 metadata service, slow and noisy off AWS.
+func Load(ctx context.Context, dynamoEndpoint string, credentialsInEnv bool) (aws.Config, error) {
 	var opts []func(*config.LoadOptions) error
 	if dynamoEndpoint != "" {
 		opts = append(opts, config.WithDefaultRegion("us-east-1"))
-		if os.Getenv("AWS_ACCESS_KEY_ID") == "" && os.Getenv("AWS_PROFILE") == "" {
+		if !credentialsInEnv {
 			opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
 		}
 	}

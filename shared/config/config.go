@@ -1,6 +1,6 @@
-// Package config reads the functions' configuration from the environment. The names are the ones
-// template.yaml declares (DESIGN.md "Configuration names"); a function names what it requires
-// and fails at cold start with one message listing everything missing or invalid.
+// Package config is the one reader of the functions' environment. The names are the ones
+// template.yaml declares (DESIGN.md "Configuration names"); a cold start with anything missing or
+// invalid fails with one message listing all of it.
 package config
 
 import (
@@ -60,6 +60,17 @@ const (
 	MaxRunMaxSteps = 500
 )
 
+// AWSCredentialsInEnv reports whether the environment names AWS credentials (a key or a profile)
+// for the SDK: without them, a local DynamoDB endpoint gets dummy ones (shared/awsconfig).
+// Tools that do not load a Config (the admin CLI, the local stack) ask this.
+func AWSCredentialsInEnv() bool {
+	return os.Getenv("AWS_ACCESS_KEY_ID") != "" || os.Getenv("AWS_PROFILE") != ""
+}
+
+// Tables are the variables naming the tables: template.yaml's Globals give every function all of
+// them, so every function requires them all and a missing one fails its cold start.
+var Tables = []string{EnvTasksTable, EnvSessionsTable, EnvMessagesTable, EnvRateLimitsTable, EnvAccountsTable, EnvKnowledgeTable}
+
 // Config is the functions' configuration.
 type Config struct {
 	Stage               string
@@ -87,6 +98,8 @@ type Config struct {
 	RunMaxSteps int
 	// LLM holds the provider's settings beside the OPENAI_* fields; shared/llm resolves them.
 	LLM LLMSettings
+	// AWSCredentials: the environment names AWS credentials (AWS_ACCESS_KEY_ID or AWS_PROFILE).
+	AWSCredentials bool
 
 	// lookup is where Parse read the environment: Lookup serves the sections that their own
 	// packages parse (rate limits, retention), so that the environment has one reader.
@@ -132,6 +145,7 @@ func Parse(getenv func(string) string, required ...string) (Config, error) {
 	get := func(name string) string { return strings.TrimSpace(getenv(name)) }
 	c := Config{
 		lookup:              getenv,
+		AWSCredentials:      getenv("AWS_ACCESS_KEY_ID") != "" || getenv("AWS_PROFILE") != "",
 		Stage:               get(EnvStage),
 		TasksTable:          get(EnvTasksTable),
 		SessionsTable:       get(EnvSessionsTable),

@@ -120,3 +120,23 @@ func TestParseNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestAWSCredentials: a key or a profile in the environment counts as credentials for the SDK.
+func TestAWSCredentials(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want bool
+	}{{map[string]string{}, false}, {map[string]string{"AWS_ACCESS_KEY_ID": "AKIA"}, true}, {map[string]string{"AWS_PROFILE": "dev"}, true}} {
+		if c, err := Parse(envOf(tc.env)); err != nil || c.AWSCredentials != tc.want {
+			t.Errorf("Parse(%v).AWSCredentials = %v, %v; want %v", tc.env, c.AWSCredentials, err, tc.want)
+		}
+	}
+}
+
+// TestLookup: the sections other packages parse read the environment Parse was given.
+func TestLookup(t *testing.T) {
+	c, err := Parse(envOf(map[string]string{"RATE_LIMIT_INTERACT": " 12 "}))
+	if err != nil || c.Lookup("RATE_LIMIT_INTERACT") != "12" || c.Lookup("RATE_LIMIT_RUNS") != "" || (Config{}).Lookup("X") != "" {
+		t.Errorf("Lookup = %q, %q (error %v); want the trimmed value and empty for unset", c.Lookup("RATE_LIMIT_INTERACT"), c.Lookup("RATE_LIMIT_RUNS"), err)
+	}
+}

@@ -28,6 +28,7 @@ import (
 	"github.com/screenagent/backend/infra/ddblocal"
 	"github.com/screenagent/backend/infra/tables"
 	"github.com/screenagent/backend/shared/awsconfig"
+	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/sam"
 )
 
@@ -183,7 +184,7 @@ func sharedClient(ep string) (*dynamodb.Client, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cfg, err := awsconfig.Load(ctx, ep)
+	cfg, err := awsconfig.Load(ctx, ep, config.AWSCredentialsInEnv())
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ type Getter interface {
 
 // NewGetter returns a Secrets Manager client from the default AWS configuration.
 func NewGetter(ctx context.Context) (Getter, error) {
-	cfg, err := awsconfig.Load(ctx, "")
+	cfg, err := awsconfig.Load(ctx, "", true)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/awsconfig"
+	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/knowledge"
 	"github.com/screenagent/backend/shared/knowledge/ingest"
 	"github.com/screenagent/backend/shared/knowledge/knowledgedb"
@@ -24,7 +25,7 @@ type Knowledge struct {
 
 // ConnectKnowledge is Connect for the knowledge commands, with the Knowledge table as well.
 func ConnectKnowledge(ctx context.Context, endpoint, accountsTable, knowledgeTable string) (*Knowledge, error) {
-	cfg, err := awsconfig.Load(ctx, endpoint)
+	cfg, err := awsconfig.Load(ctx, endpoint, config.AWSCredentialsInEnv())
 	if err != nil {
 		return nil, err
 	}

@@ -12,12 +12,13 @@ import (
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/awsconfig"
+	"github.com/screenagent/backend/shared/config"
 )
 
 // Connect returns a Store on the accounts table at a DynamoDB endpoint, or in AWS with the
 // normal credential chain when endpoint is empty.
 func Connect(ctx context.Context, endpoint, table string) (*accountsdb.Store, error) {
-	cfg, err := awsconfig.Load(ctx, endpoint)
+	cfg, err := awsconfig.Load(ctx, endpoint, config.AWSCredentialsInEnv())
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/screenagent/backend/infra/tables"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/awsconfig"
+	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/sam"
 )
 
@@ -83,7 +84,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		s.closers = append(s.closers, func() { _ = db.Stop() })
 		endpoint = db.Endpoint()
 	}
-	cfg, err := awsconfig.Load(ctx, endpoint)
+	cfg, err := awsconfig.Load(ctx, endpoint, config.AWSCredentialsInEnv())
 	if err != nil {
 		return nil, err
 	}

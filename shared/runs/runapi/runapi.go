@@ -10,14 +10,12 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"slices"
 	"strconv"
 
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/auth"
-	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/history"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/llm"
@@ -109,12 +107,10 @@ func Protect(a *app.App, h http.Handler) (http.Handler, error) {
 // Setup completes a function's run service before its handler is built (e.g. the step's LLM).
 type Setup func(ctx context.Context, a *app.App, svc *runs.Service) error
 
-// Main is a run API function's main (app.Main on route, needing the authentication's and the
-// tasks table's configuration): a run service on the runs store (NewStore), completed by setup,
-// and the handler built on it behind Protect.
+// Main is a run API function's main (app.Main on route): a run service on the runs store
+// (NewStore), completed by setup, and the handler built on it behind Protect.
 func Main(route string, handler func(*runs.Service) http.Handler, setup ...Setup) {
-	required := slices.Concat(app.AuthRequired, []string{config.EnvTasksTable})
-	app.Main(route, required, func(ctx context.Context, a *app.App) (http.Handler, error) {
+	app.Main(route, func(ctx context.Context, a *app.App) (http.Handler, error) {
 		store, err := NewStore(a)
 		if err != nil {
 			return nil, err
