@@ -92,6 +92,7 @@ func consider(best match, s string, src source, curLogin bool, seen map[string]b
 	hintDone := false
 	found := match{}
 	var langs []string
+	rules, index := ruleSet()
 	candidates := index.candidates(f)
 	for i, r := range rules {
 		if found.found && priority[r.kind] > priority[found.kind] {
@@ -103,7 +104,7 @@ func consider(best match, s string, src source, curLogin bool, seen map[string]b
 		if !candidates[i] {
 			continue
 		}
-		loc := r.re.FindStringIndex(f)
+		loc := r.re().FindStringIndex(f)
 		if loc == nil {
 			continue
 		}

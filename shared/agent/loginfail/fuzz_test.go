@@ -56,9 +56,10 @@ func FuzzDetect(f *testing.F) {
 		if fold(folded) != folded {
 			t.Fatalf("fold is not idempotent on %q: %q then %q", after, folded, fold(folded))
 		}
+		rules, index := ruleSet()
 		candidates := index.candidates(folded)
 		for i, r := range rules {
-			if r.re.MatchString(folded) && !candidates[i] {
+			if r.re().MatchString(folded) && !candidates[i] {
 				t.Fatalf("rule %s/%s matches %q but the index ruled it out", r.kind, r.lang, folded)
 			}
 		}

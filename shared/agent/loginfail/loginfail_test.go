@@ -340,6 +340,7 @@ func TestRequiredLiterals(t *testing.T) {
 			t.Errorf("requiredLiterals(%q) = %q, %v; want %q", tc.re, got, ok, tc.want)
 		}
 	}
+	rules, index := ruleSet()
 	if len(index.always) != 0 {
 		for _, i := range index.always {
 			t.Errorf("rule %s/%s has no literal of two bytes or more: it runs on every sentence", rules[i].kind, rules[i].lang)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -63,16 +64,17 @@ type Rules struct {
 	patterns                           []pattern
 }
 
-// builtin is compiled once: the tenant-free rules.
-var builtin = compile(Custom{})
+// builtin compiles the tenant-free rules once, on first use: functions that link the gate
+// without checking actions (every store of runs does) do not pay for it at cold start.
+var builtin = sync.OnceValue(func() *Rules { return compile(Custom{}) })
 
 // Default returns the built-in rules.
-func Default() *Rules { return builtin }
+func Default() *Rules { return builtin() }
 
 // New returns the built-in rules with c's additions; entries Validate refuses are left out.
 func New(c Custom) *Rules {
 	if len(c.Words) == 0 && len(c.URLPatterns) == 0 {
-		return builtin
+		return builtin()
 	}
 	return compile(c)
 }
