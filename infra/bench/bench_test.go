@@ -139,17 +139,19 @@ func TestMarkdownTellsBoundedUnits(t *testing.T) {
 
 func TestMarkdownSaysWhatIsMissed(t *testing.T) {
 	r := &Report{
-		Sizes:       []Size{{Function: "auth-login", Bytes: 16 << 20, Limit: LimitPlain}},
-		Inits:       []Init{{Function: "auth-login", Median: 30 * time.Millisecond, Samples: 5}},
-		MinimalInit: 10 * time.Millisecond,
-		Pages:       []Page{{Chars: 500_000, Timing: Timing{P50: 80 * time.Millisecond, P99: 90 * time.Millisecond, Samples: 3}, PromptExact: 100, PromptEst: 95}},
-		Units:       []StepUnits{{Step: 1, Read: 2, Write: 10}, {Step: 40, Read: 30, Write: 10}},
-		LLMLatency:  2 * time.Second,
+		Sizes:        []Size{{Function: "auth-login", Bytes: 16 << 20, Limit: LimitPlain}},
+		Inits:        []Init{{Function: "auth-login", Median: 30 * time.Millisecond, Samples: 5}},
+		MinimalInit:  10 * time.Millisecond,
+		InitPackages: []PackageInit{{"github.com/aws/aws-sdk-go-v2/service/dynamodb/schemas", 4 * time.Millisecond}, {"net", 500 * time.Microsecond}},
+		Pages:        []Page{{Chars: 500_000, Timing: Timing{P50: 80 * time.Millisecond, P99: 90 * time.Millisecond, Samples: 3}, PromptExact: 100, PromptEst: 95}},
+		Units:        []StepUnits{{Step: 1, Read: 2, Write: 10}, {Step: 40, Read: 30, Write: 10}},
+		LLMLatency:   2 * time.Second,
 	}
 	var out bytes.Buffer
 	r.Markdown(&out)
 	for _, want := range []string{"**over by 1.0 MB**", "**missed by 1.70×**", "**missed by 30.0 ms**", "reads 2.0 → 30.0",
-		"grows with the task", "n/a — run `make eval`", "-5.0%"} {
+		"grows with the task", "n/a — run `make eval`", "-5.0%",
+		"auth-login spends 4.5 ms initializing packages (the costliest: github.com/aws/aws-sdk-go-v2/service/dynamodb/schemas 4.0 ms, net 0.5 ms)"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}

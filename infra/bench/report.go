@@ -32,6 +32,9 @@ type Report struct {
 	MinimalSize int64
 	Inits       []Init
 	MinimalInit time.Duration
+	// InitPackages are the costliest package initializations of the slowest function to start
+	// (GODEBUG=inittrace=1), to say where its cold start goes.
+	InitPackages []PackageInit
 
 	Pages []Page
 	Run   Timing
@@ -51,6 +54,12 @@ type Size struct {
 	Function string
 	Bytes    int64
 	Limit    int64
+}
+
+// PackageInit is the time one package's initialization took (its variables and init functions).
+type PackageInit struct {
+	Package string
+	Clock   time.Duration
 }
 
 // Init is a function's median cold start over Samples.
@@ -285,6 +294,18 @@ func (r *Report) goalsSection(p func(string, ...any)) {
 	}
 	p("- Init ≤ %.1f× the minimal Go Lambda: %s (worst %s, %.2f×).", GoalInitRatio, verdict(worstRatio <= GoalInitRatio,
 		fmt.Sprintf("missed by %.2f×", worstRatio-GoalInitRatio)), worst, worstRatio)
+	if worstRatio > GoalInitRatio && len(r.InitPackages) > 0 {
+		var total time.Duration
+		var top []string
+		for i, pi := range r.InitPackages {
+			total += pi.Clock
+			if i < 4 {
+				top = append(top, fmt.Sprintf("%s %s", pi.Package, ms(pi.Clock)))
+			}
+		}
+		p("  Why: before its main runs, %s spends %s initializing packages (the costliest: %s); the rest is", worst, ms(total), strings.Join(top, ", "))
+		p("  its cold-start wiring (configuration, the AWS SDK's configuration and clients, the LLM and search clients).")
+	}
 	big := r.largest()
 	p("- Server work ≤ %s p50 on a %dK page: %s (%s).", ms(GoalWork500K), big.Chars/1000,
 		verdict(big.P50 <= GoalWork500K, "missed by "+ms(big.P50-GoalWork500K)), ms(big.P50))

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,8 +16,10 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -84,6 +87,7 @@ func BenchmarkReport(b *testing.B) {
 	r.Sizes, r.MinimalSize = measureSizes(b, root, tmpl)
 	db := dynamotest.New(b)
 	r.Inits, r.MinimalInit = measureInits(b, root, tmpl, db)
+	r.InitPackages = packageInits(b, root, slowest(r))
 
 	env := newStepEnv(b, db)
 	for _, n := range pageSizes {
@@ -174,6 +178,49 @@ func measureSizes(b *testing.B, root string, tmpl *sam.Template) ([]Size, int64)
 	}
 	slices.SortFunc(sizes, func(a, b Size) int { return strings.Compare(a.Function, b.Function) })
 	return sizes, minimal
+}
+
+// slowest is the function whose cold start is the slowest against the minimal Lambda's.
+func slowest(r *Report) string {
+	worst := Init{}
+	for _, in := range r.Inits {
+		if in.Median > worst.Median {
+			worst = in
+		}
+	}
+	return worst.Function
+}
+
+// initLine is one line of GODEBUG=inittrace=1: "init <package> @<t> ms, <clock> ms clock, …".
+var initLine = regexp.MustCompile(`^init (\S+) @[\d.]+ ms, ([\d.]+) ms clock`)
+
+// packageInits builds function as for Lambda and runs it once with GODEBUG=inittrace=1 (without a
+// Runtime API it exits after its initialization), and returns its package initializations,
+// costliest first.
+func packageInits(b *testing.B, root, function string) []PackageInit {
+	if function == "" {
+		return nil
+	}
+	bin := filepath.Join(b.TempDir(), "bootstrap")
+	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", bin, "./functions/"+function)
+	build.Dir, build.Env = root, append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("build %s: %v\n%s", function, err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	run := exec.CommandContext(ctx, bin)
+	run.Env = []string{"GODEBUG=inittrace=1"}
+	out, _ := run.CombinedOutput() // it fails once initialized: there is no Runtime API to reach
+	var inits []PackageInit
+	for line := range strings.Lines(string(out)) {
+		if m := initLine.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+			msf, _ := strconv.ParseFloat(m[2], 64)
+			inits = append(inits, PackageInit{Package: m[1], Clock: time.Duration(msf * float64(time.Millisecond))})
+		}
+	}
+	slices.SortStableFunc(inits, func(a, c PackageInit) int { return cmp.Compare(c.Clock, a.Clock) })
+	return inits
 }
 
 // measureInits cold-starts every function initSamples times, round robin so that load on the
