@@ -24,6 +24,11 @@ type Lease struct {
 	// ID names the holder; Until is when the lease lapses.
 	ID    string
 	Until time.Time
+	// Own keeps the lease in an item of its own, at Key, instead of on the item it guards: a
+	// lease on a large item costs that item's size in write units, one of its own costs one.
+	// Acquire creates the item with expiresAt (the tables' TTL attribute) at Until, Release
+	// deletes it; nothing else ends it, so the guarded item's commit must delete it too.
+	Own bool
 }
 
 // The held item's lease attributes; leaseUntil is epoch milliseconds.
@@ -43,6 +48,7 @@ type Condition struct {
 // Updater is the part of the DynamoDB client a lease needs.
 type Updater interface {
 	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 }
 
 // Acquire takes the lease when the item meets also (e.g. still has the step count that was read)
@@ -61,9 +67,15 @@ func (l Lease) Acquire(ctx context.Context, db Updater, now time.Time, also Cond
 	if also.Expression != "" {
 		cond = "(" + also.Expression + ") AND " + cond
 	}
+	update := "SET #leaseId = :leaseId, #leaseUntil = :leaseUntil"
+	if l.Own {
+		update += ", #leaseExpires = :leaseExpires"
+		names["#leaseExpires"] = "expiresAt"
+		values[":leaseExpires"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(l.Until.Unix()+1, 10)}
+	}
 	_, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(l.Table), Key: l.Key,
-		UpdateExpression:          aws.String("SET #leaseId = :leaseId, #leaseUntil = :leaseUntil"),
+		UpdateExpression:          aws.String(update),
 		ConditionExpression:       aws.String(cond),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
@@ -81,6 +93,19 @@ func (l Lease) Acquire(ctx context.Context, db Updater, now time.Time, also Cond
 // Release ends the lease if it is still this one's; a lease already ended (by a commit that
 // replaced the item, or by expiry and another holder) is left alone.
 func (l Lease) Release(ctx context.Context, db Updater) error {
+	if l.Own {
+		_, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+			TableName: aws.String(l.Table), Key: l.Key,
+			ConditionExpression:       aws.String("#leaseId = :leaseId"),
+			ExpressionAttributeNames:  map[string]string{"#leaseId": leaseIDAttr},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":leaseId": &types.AttributeValueMemberS{Value: l.ID}},
+		})
+		var ccf *types.ConditionalCheckFailedException
+		if err != nil && !errors.As(err, &ccf) {
+			return fmt.Errorf("release lease: %w", err)
+		}
+		return nil
+	}
 	_, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(l.Table), Key: l.Key,
 		UpdateExpression:          aws.String("REMOVE #leaseId, #leaseUntil"),

@@ -56,3 +56,41 @@ func TestLease(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnLease: a lease in an item of its own is created with its expiry, held against others,
+// and deleted by its holder's release only.
+func TestOwnLease(t *testing.T) {
+	db := dynamotest.New(t)
+	ctx := context.Background()
+	table := db.Tables["TasksTable"]
+	key := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "p"}, "SK": &types.AttributeValueMemberS{Value: "LEASE"}}
+	now := time.Now()
+	a := Lease{Table: table, Key: key, ID: "a", Until: now.Add(30 * time.Second), Own: true}
+	b := Lease{Table: table, Key: key, ID: "b", Until: now.Add(30 * time.Second), Own: true}
+	exists := func() bool {
+		out, err := db.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Item != nil
+	}
+	if ok, err := a.Acquire(ctx, db.Client, now, Condition{}); !ok || err != nil {
+		t.Fatalf("a's first lease: %v, %v; want it taken", ok, err)
+	}
+	out, _ := db.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)})
+	if exp, ok := out.Item["expiresAt"].(*types.AttributeValueMemberN); !ok || exp.Value == "" {
+		t.Errorf("lease item = %v, want an expiresAt for TTL", out.Item)
+	}
+	if ok, _ := b.Acquire(ctx, db.Client, now, Condition{}); ok {
+		t.Error("b took a's unexpired lease")
+	}
+	if err := b.Release(ctx, db.Client); err != nil || !exists() {
+		t.Errorf("b's release: %v, item there %v; want a's lease kept", err, exists())
+	}
+	if err := a.Release(ctx, db.Client); err != nil || exists() {
+		t.Errorf("a's release: %v, item there %v; want the item deleted", err, exists())
+	}
+	if ok, err := b.Acquire(ctx, db.Client, now, Condition{}); !ok || err != nil {
+		t.Errorf("b after the release: %v, %v; want it taken", ok, err)
+	}
+}

@@ -363,26 +363,26 @@ func (s *Store) Save(ctx context.Context, prev, next runs.Run, entry *runs.Entry
 			OnConditionFailed: runs.ErrConflict,
 		})
 	}
+	// The step is stored: its lease, if it took one, ends with it.
+	items = append(items, dynamo.Item{Write: types.TransactWriteItem{Delete: &types.Delete{
+		TableName: aws.String(s.table), Key: keyOf(pk, leaseSK),
+	}}})
 	if err := dynamo.Write(ctx, s.client, items); err != nil {
 		return fmt.Errorf("save run %s at step %d: %w", next.ID, next.CurrentStep, err)
 	}
 	return nil
 }
 
-// Lease holds the run, as it was read, for leaseID until until: a concurrent step gets
-// runs.ErrConflict at once instead of paying for an LLM call it could not store. The step's Save
-// (which replaces the header) ends it; Release ends it otherwise.
+// leaseSK is the sort key of a run's lease, an item of its own: the header holds the current
+// snapshot and the reflections (tens of KB), which a lease on it would rewrite each step.
+const leaseSK = "LEASE"
+
+// Lease holds the run for leaseID until until: a concurrent step gets runs.ErrConflict at once
+// instead of paying for an LLM call it could not store. The step's Save deletes the lease;
+// Release ends it otherwise. A step whose read of the run predates another's Save can still take
+// the lease after it; its own Save then fails on the header's condition, as without a lease.
 func (s *Store) Lease(ctx context.Context, run runs.Run, leaseID string, until time.Time) error {
-	now := s.now()
-	ok, err := s.lease(run.TenantID, run.ID, leaseID, until).Acquire(ctx, s.client, now, dynamo.Condition{
-		Expression: "currentStep = :step AND #status = :status AND expiresAt > :now",
-		Names:      map[string]string{"#status": "status"},
-		Values: map[string]types.AttributeValue{
-			":step":   num(int64(run.CurrentStep)),
-			":status": &types.AttributeValueMemberS{Value: string(run.Status)},
-			":now":    num(now.Unix()),
-		},
-	})
+	ok, err := s.lease(run.TenantID, run.ID, leaseID, until).Acquire(ctx, s.client, s.now(), dynamo.Condition{})
 	if err != nil {
 		return fmt.Errorf("lease run %s: %w", run.ID, err)
 	}
@@ -401,7 +401,7 @@ func (s *Store) Release(ctx context.Context, tenantID, runID, leaseID string) er
 }
 
 func (s *Store) lease(tenantID, runID, leaseID string, until time.Time) dynamo.Lease {
-	return dynamo.Lease{Table: s.table, Key: keyOf(RunPK(tenantID, runID), HeaderSK), ID: leaseID, Until: until}
+	return dynamo.Lease{Table: s.table, Key: keyOf(RunPK(tenantID, runID), leaseSK), ID: leaseID, Until: until, Own: true}
 }
 
 type idemItem struct {
