@@ -90,6 +90,19 @@ func (l Lease) Acquire(ctx context.Context, db Updater, now time.Time, also Cond
 	return true, nil
 }
 
+// Take is Acquire for a store: held (the store's conflict error) when the item is held by
+// another or no longer meets also.
+func (l Lease) Take(ctx context.Context, db Updater, now time.Time, also Condition, held error) error {
+	ok, err := l.Acquire(ctx, db, now, also)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return held
+	}
+	return nil
+}
+
 // Release ends the lease if it is still this one's; a lease already ended (by a commit that
 // replaced the item, or by expiry and another holder) is left alone.
 func (l Lease) Release(ctx context.Context, db Updater) error {

@@ -382,12 +382,8 @@ const leaseSK = "LEASE"
 // Release ends it otherwise. A step whose read of the run predates another's Save can still take
 // the lease after it; its own Save then fails on the header's condition, as without a lease.
 func (s *Store) Lease(ctx context.Context, run runs.Run, leaseID string, until time.Time) error {
-	ok, err := s.lease(run.TenantID, run.ID, leaseID, until).Acquire(ctx, s.client, s.now(), dynamo.Condition{})
-	if err != nil {
+	if err := s.lease(run.TenantID, run.ID, leaseID, until).Take(ctx, s.client, s.now(), dynamo.Condition{}, runs.ErrConflict); err != nil {
 		return fmt.Errorf("lease run %s: %w", run.ID, err)
-	}
-	if !ok {
-		return runs.ErrConflict
 	}
 	return nil
 }

@@ -435,7 +435,7 @@ func (s *Store) ReleaseIdempotency(ctx context.Context, tenantID, key, claimID s
 // holds it, tasks.ErrConflict. The step's commit replaces the header and so ends the lease.
 func (s *Store) LeaseTask(ctx context.Context, task tasks.Task, leaseID string, until time.Time) error {
 	now := s.now()
-	ok, err := s.lease(task.TenantID, task.ID, leaseID, until).Acquire(ctx, s.client, now, dynamo.Condition{
+	err := s.lease(task.TenantID, task.ID, leaseID, until).Take(ctx, s.client, now, dynamo.Condition{
 		Expression: "stepCount = :expected AND #status = :active AND expiresAt > :now",
 		Names:      map[string]string{"#status": "status"},
 		Values: map[string]types.AttributeValue{
@@ -443,12 +443,9 @@ func (s *Store) LeaseTask(ctx context.Context, task tasks.Task, leaseID string, 
 			":active":   &types.AttributeValueMemberS{Value: string(tasks.StatusActive)},
 			":now":      &types.AttributeValueMemberN{Value: fmt.Sprint(now.Unix())},
 		},
-	})
+	}, tasks.ErrConflict)
 	if err != nil {
 		return fmt.Errorf("lease task %s: %w", task.ID, err)
-	}
-	if !ok {
-		return tasks.ErrConflict
 	}
 	return nil
 }
