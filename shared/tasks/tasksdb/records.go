@@ -32,46 +32,52 @@ func correctionSK(stepIndex int, created time.Time) string {
 	return fmt.Sprintf("%s%06d#%s", correctionPrefix, stepIndex, created.UTC().Format(sortableTime))
 }
 
+// recordHead is what every record item holds besides its content: its keys, task, step and times.
+type recordHead struct {
+	PK          string `dynamodbav:"PK"`
+	SK          string `dynamodbav:"SK"`
+	RetentionPK string `dynamodbav:"RetentionPK"`
+	RetentionSK string `dynamodbav:"RetentionSK"`
+	TaskID      string `dynamodbav:"taskId"`
+	StepIndex   int    `dynamodbav:"stepIndex"`
+	CreatedAt   string `dynamodbav:"createdAt"`
+	ExpiresAt   int64  `dynamodbav:"expiresAt"`
+}
+
+func (h *recordHead) head() *recordHead { return h }
+
 type verificationItem struct {
-	PK          string             `dynamodbav:"PK"`
-	SK          string             `dynamodbav:"SK"`
-	RetentionPK string             `dynamodbav:"RetentionPK"`
-	RetentionSK string             `dynamodbav:"RetentionSK"`
-	TaskID      string             `dynamodbav:"taskId"`
-	StepIndex   int                `dynamodbav:"stepIndex"`
-	Action      string             `dynamodbav:"action"`
-	Verdict     string             `dynamodbav:"verdict"`
-	Method      string             `dynamodbav:"method"`
-	Expected    *tasks.Expectation `dynamodbav:"expectedOutcome,omitempty"`
-	Evidence    []string           `dynamodbav:"evidence,omitempty"`
-	CreatedAt   string             `dynamodbav:"createdAt"`
-	ExpiresAt   int64              `dynamodbav:"expiresAt"`
+	recordHead
+	Action   string             `dynamodbav:"action"`
+	Verdict  string             `dynamodbav:"verdict"`
+	Method   string             `dynamodbav:"method"`
+	Expected *tasks.Expectation `dynamodbav:"expectedOutcome,omitempty"`
+	Evidence []string           `dynamodbav:"evidence,omitempty"`
 }
 
 type correctionItem struct {
-	PK           string `dynamodbav:"PK"`
-	SK           string `dynamodbav:"SK"`
-	RetentionPK  string `dynamodbav:"RetentionPK"`
-	RetentionSK  string `dynamodbav:"RetentionSK"`
-	TaskID       string `dynamodbav:"taskId"`
-	StepIndex    int    `dynamodbav:"stepIndex"`
+	recordHead
 	Strategy     string `dynamodbav:"strategy"`
 	Reason       string `dynamodbav:"reason"`
 	FailedAction string `dynamodbav:"failedAction"`
 	Action       string `dynamodbav:"action,omitempty"`
-	CreatedAt    string `dynamodbav:"createdAt"`
-	ExpiresAt    int64  `dynamodbav:"expiresAt"`
 }
 
-// recordTimes returns when a record was made (now when the caller did not say) and when it
-// expires: Retention.Records from its write, in the Retention index so that the cleanup deletes
-// it then, or with its task if the task goes first.
-func (s *Store) recordTimes(created time.Time) (time.Time, int64) {
+// newHead is a record's head: made at created (now when the caller did not say), expiring
+// Retention.Records from its write, in the Retention index so that the cleanup deletes it then,
+// or with its task if the task goes first. sk names the record from its step and creation time.
+func (s *Store) newHead(tenantID, taskID string, stepIndex int, created time.Time, sk func(int, time.Time) string) recordHead {
 	now := s.now()
 	if created.IsZero() {
 		created = now
 	}
-	return created.UTC(), now.Add(s.Retention.Records).Unix()
+	created = created.UTC()
+	h := recordHead{
+		PK: TaskPK(tenantID, taskID), SK: sk(stepIndex, created), TaskID: taskID, StepIndex: stepIndex,
+		CreatedAt: created.Format(time.RFC3339Nano), ExpiresAt: now.Add(s.Retention.Records).Unix(),
+	}
+	h.RetentionPK, h.RetentionSK = expiry.Keys(h.PK, time.Unix(h.ExpiresAt, 0))
+	return h
 }
 
 func checkRecord(kind, taskID string, stepIndex int) error {
@@ -89,13 +95,10 @@ func (s *Store) VerificationItem(tenantID string, v tasks.Verification) (dynamo.
 	if err := checkRecord("verification", v.TaskID, v.StepIndex); err != nil {
 		return dynamo.Item{}, err
 	}
-	created, expires := s.recordTimes(v.CreatedAt)
 	it := verificationItem{
-		PK: TaskPK(tenantID, v.TaskID), SK: verificationSK(v.StepIndex),
-		TaskID: v.TaskID, StepIndex: v.StepIndex, Action: v.Action, Verdict: v.Verdict, Method: v.Method,
-		Expected: v.Expected, Evidence: v.Evidence, CreatedAt: created.Format(time.RFC3339Nano), ExpiresAt: expires,
+		recordHead: s.newHead(tenantID, v.TaskID, v.StepIndex, v.CreatedAt, func(i int, _ time.Time) string { return verificationSK(i) }),
+		Action:     v.Action, Verdict: v.Verdict, Method: v.Method, Expected: v.Expected, Evidence: v.Evidence,
 	}
-	it.RetentionPK, it.RetentionSK = expiry.Keys(it.PK, time.Unix(expires, 0))
 	return s.recordPut(it, "verification")
 }
 
@@ -105,13 +108,10 @@ func (s *Store) CorrectionItem(tenantID string, c tasks.Correction) (dynamo.Item
 	if err := checkRecord("correction", c.TaskID, c.StepIndex); err != nil {
 		return dynamo.Item{}, err
 	}
-	created, expires := s.recordTimes(c.CreatedAt)
 	it := correctionItem{
-		PK: TaskPK(tenantID, c.TaskID), SK: correctionSK(c.StepIndex, created),
-		TaskID: c.TaskID, StepIndex: c.StepIndex, Strategy: c.Strategy, Reason: c.Reason,
-		FailedAction: c.FailedAction, Action: c.Action, CreatedAt: created.Format(time.RFC3339Nano), ExpiresAt: expires,
+		recordHead: s.newHead(tenantID, c.TaskID, c.StepIndex, c.CreatedAt, correctionSK),
+		Strategy:   c.Strategy, Reason: c.Reason, FailedAction: c.FailedAction, Action: c.Action,
 	}
-	it.RetentionPK, it.RetentionSK = expiry.Keys(it.PK, time.Unix(expires, 0))
 	return s.recordPut(it, "correction")
 }
 
@@ -125,54 +125,49 @@ func (s *Store) recordPut(it any, kind string) (dynamo.Item, error) {
 
 // Verifications returns the task's verification records in step order (oldest first).
 func (s *Store) Verifications(ctx context.Context, tenantID, taskID string) ([]tasks.Verification, error) {
-	items, err := s.queryPrefix(ctx, TaskPK(tenantID, taskID), verificationPrefix)
-	if err != nil {
-		return nil, fmt.Errorf("verification records of task %s: %w", taskID, err)
-	}
-	out := make([]tasks.Verification, 0, len(items))
-	for _, raw := range items {
-		var it verificationItem
-		if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
-			return nil, fmt.Errorf("decode verification record of task %s: %w", taskID, err)
-		}
-		if s.expired(it.ExpiresAt) {
-			continue
-		}
-		created, err := parseTime(it.CreatedAt)
-		if err != nil {
-			return nil, fmt.Errorf("stored verification record %s of task %s: createdAt: %w", it.SK, taskID, err)
-		}
-		out = append(out, tasks.Verification{
+	return readRecords(ctx, s, tenantID, taskID, verificationPrefix, "verification", func(it verificationItem, created time.Time) tasks.Verification {
+		return tasks.Verification{
 			TaskID: it.TaskID, StepIndex: it.StepIndex, Action: it.Action, Verdict: it.Verdict, Method: it.Method,
 			Expected: it.Expected, Evidence: it.Evidence, CreatedAt: created,
-		})
-	}
-	return out, nil
+		}
+	})
 }
 
 // Corrections returns the task's correction records in step order (oldest first).
 func (s *Store) Corrections(ctx context.Context, tenantID, taskID string) ([]tasks.Correction, error) {
-	items, err := s.queryPrefix(ctx, TaskPK(tenantID, taskID), correctionPrefix)
-	if err != nil {
-		return nil, fmt.Errorf("correction records of task %s: %w", taskID, err)
-	}
-	out := make([]tasks.Correction, 0, len(items))
-	for _, raw := range items {
-		var it correctionItem
-		if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
-			return nil, fmt.Errorf("decode correction record of task %s: %w", taskID, err)
-		}
-		if s.expired(it.ExpiresAt) {
-			continue
-		}
-		created, err := parseTime(it.CreatedAt)
-		if err != nil {
-			return nil, fmt.Errorf("stored correction record %s of task %s: createdAt: %w", it.SK, taskID, err)
-		}
-		out = append(out, tasks.Correction{
+	return readRecords(ctx, s, tenantID, taskID, correctionPrefix, "correction", func(it correctionItem, created time.Time) tasks.Correction {
+		return tasks.Correction{
 			TaskID: it.TaskID, StepIndex: it.StepIndex, Strategy: it.Strategy, Reason: it.Reason,
 			FailedAction: it.FailedAction, Action: it.Action, CreatedAt: created,
-		})
+		}
+	})
+}
+
+// readRecords reads the task's live records of one kind (its sort-key prefix) in step order and
+// builds each with build.
+func readRecords[I any, P interface {
+	*I
+	head() *recordHead
+}, R any](ctx context.Context, s *Store, tenantID, taskID, prefix, kind string, build func(I, time.Time) R) ([]R, error) {
+	items, err := s.queryPrefix(ctx, TaskPK(tenantID, taskID), prefix)
+	if err != nil {
+		return nil, fmt.Errorf("%s records of task %s: %w", kind, taskID, err)
+	}
+	out := make([]R, 0, len(items))
+	for _, raw := range items {
+		var it I
+		if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
+			return nil, fmt.Errorf("decode %s record of task %s: %w", kind, taskID, err)
+		}
+		h := P(&it).head()
+		if s.expired(h.ExpiresAt) {
+			continue
+		}
+		created, err := parseTime(h.CreatedAt)
+		if err != nil {
+			return nil, fmt.Errorf("stored %s record %s of task %s: createdAt: %w", kind, h.SK, taskID, err)
+		}
+		out = append(out, build(it, created))
 	}
 	return out, nil
 }
