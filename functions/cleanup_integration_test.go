@@ -16,6 +16,7 @@ import (
 	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/retention"
+	"github.com/screenagent/backend/shared/retention/cleanup"
 	"github.com/screenagent/backend/shared/sam"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
@@ -83,7 +84,7 @@ func TestCleanupInvocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stats retention.Stats
+	var stats cleanup.Stats
 	if err := json.Unmarshal(out, &stats); err != nil {
 		t.Fatalf("output %s: %v", out, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/logging"
 	"github.com/screenagent/backend/shared/retention"
+	"github.com/screenagent/backend/shared/retention/cleanup"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
@@ -35,8 +36,8 @@ func TestHandlerReportsStatistics(t *testing.T) {
 
 	var logs bytes.Buffer
 	logger := logging.New(&logs, slog.LevelInfo)
-	tables := retention.Tables{Tasks: db.Tables["TasksTable"], Sessions: db.Tables["SessionsTable"], Messages: db.Tables["MessagesTable"]}
-	c := retention.New(db.Client, tables, retention.DefaultConfig(), logger)
+	tables := cleanup.Tables{Tasks: db.Tables["TasksTable"], Sessions: db.Tables["SessionsTable"], Messages: db.Tables["MessagesTable"]}
+	c := cleanup.New(db.Client, tables, retention.DefaultConfig(), logger)
 	c.Now = func() time.Time { return now.Add(48 * time.Hour) }
 
 	stats, err := newHandler(c, logger)(t.Context(), json.RawMessage(`{"job":"retention-cleanup"}`))

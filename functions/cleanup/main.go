@@ -13,6 +13,7 @@ import (
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/logging"
 	"github.com/screenagent/backend/shared/retention"
+	"github.com/screenagent/backend/shared/retention/cleanup"
 )
 
 func main() {
@@ -26,6 +27,6 @@ func main() {
 		logging.New(os.Stderr, slog.LevelInfo).Error("init failed", "function", "cleanup", "error", fmt.Sprint(err))
 		os.Exit(1)
 	}
-	tables := retention.Tables{Tasks: a.Config.TasksTable, Sessions: a.Config.SessionsTable, Messages: a.Config.MessagesTable}
-	lambda.Start(newHandler(retention.New(a.DynamoDB, tables, policy, a.Logger), a.Logger))
+	tables := cleanup.Tables{Tasks: a.Config.TasksTable, Sessions: a.Config.SessionsTable, Messages: a.Config.MessagesTable}
+	lambda.Start(newHandler(cleanup.New(a.DynamoDB, tables, policy, a.Logger), a.Logger))
 }

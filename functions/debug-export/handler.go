@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/screenagent/backend/shared/validation"
+
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/history"
@@ -15,7 +17,7 @@ import (
 // task-<taskId>.json.
 func newHandler(store history.TaskRecords, msgs history.MessageReader, now func() time.Time) http.Handler {
 	return auth.Handler(func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error {
-		taskID, err := history.ParseID("taskId", r.PathValue("taskId"))
+		taskID, err := validation.ParseID("taskId", r.PathValue("taskId"))
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/screenagent/backend/shared/validation"
+
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/history"
@@ -25,7 +27,7 @@ func newHandler(store history.Archiver) http.Handler {
 		if body.SessionID == nil || *body.SessionID == "" {
 			return httpapi.Validation("sessionId", "is required")
 		}
-		sessionID, err := history.ParseID("sessionId", *body.SessionID)
+		sessionID, err := validation.ParseID("sessionId", *body.SessionID)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/screenagent/backend/shared/validation"
+
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/auth"
 	"github.com/screenagent/backend/shared/history"
@@ -14,7 +16,7 @@ import (
 // an archived session's, and never a page or its snapshot.
 func newHandler(store history.MessageReader) http.Handler {
 	return auth.Handler(func(w http.ResponseWriter, r *http.Request, id accounts.Identity) error {
-		sessionID, err := history.ParseID("sessionId", r.PathValue("sessionId"))
+		sessionID, err := validation.ParseID("sessionId", r.PathValue("sessionId"))
 		if err != nil {
 			return err
 		}

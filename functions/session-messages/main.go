@@ -4,13 +4,13 @@ package main
 import (
 	"net/http"
 
-	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/chat/chatdb"
+	"github.com/screenagent/backend/shared/sessionapp"
 )
 
 // route is the function's event in template.yaml.
 const route = "GET /api/session/{sessionId}/messages"
 
 func main() {
-	app.SessionMain(route, func(s *chatdb.Store) http.Handler { return newHandler(s) })
+	sessionapp.Main(route, func(s *chatdb.Store) http.Handler { return newHandler(s) })
 }

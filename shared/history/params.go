@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
+	"github.com/screenagent/backend/shared/validation"
 
 	"github.com/screenagent/backend/shared/httpapi"
 )
@@ -100,7 +100,7 @@ func (q Query) ID(name string) (string, error) {
 	if err != nil || !ok {
 		return "", err
 	}
-	return ParseID(name, v)
+	return validation.ParseID(name, v)
 }
 
 // Enum reads a parameter that must be one of allowed; "" when absent.
@@ -115,15 +115,4 @@ func (q Query) Enum(name string, allowed ...string) (string, error) {
 		}
 	}
 	return "", httpapi.Validation(name, "must be one of "+strings.Join(allowed, ", "))
-}
-
-// ParseID checks that v is a UUID in its canonical form (any case) and returns it in lower case,
-// the form the server issues; field names the parameter in the 400.
-func ParseID(field, v string) (string, error) {
-	id, err := uuid.Parse(v)
-	// uuid.Parse also takes braces, a urn: prefix and no dashes: only the canonical form is an ID.
-	if err != nil || id.String() != strings.ToLower(v) {
-		return "", httpapi.Validation(field, "must be a UUID")
-	}
-	return id.String(), nil
 }

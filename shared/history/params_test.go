@@ -1,7 +1,6 @@
 package history
 
 import (
-	"errors"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -22,9 +21,9 @@ func field(t *testing.T, err error) string {
 	if err == nil {
 		return ""
 	}
-	var e *httpapi.Error
-	if !errors.As(err, &e) || e.Code != httpapi.CodeValidation {
-		t.Fatalf("error %v is not a VALIDATION_ERROR", err)
+	e := httpapi.AsError(err)
+	if e.Code != httpapi.CodeValidation {
+		t.Fatalf("error %v answers %s, want VALIDATION_ERROR", err, e.Code)
 	}
 	return e.Details["field"].(string)
 }

@@ -12,11 +12,12 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/screenagent/backend/shared/validation"
+
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/auth"
-	"github.com/screenagent/backend/shared/history"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/ratelimit"
@@ -152,7 +153,7 @@ func (g TenantGate) GateCustom(ctx context.Context, tenantID string) (gate.Custo
 // form runs are issued with; anything but a canonical UUID is 400 VALIDATION_ERROR naming runId,
 // as a malformed id is on every other route.
 func RunID(r *http.Request) (string, error) {
-	return history.ParseID("runId", r.PathValue("runId"))
+	return validation.ParseID("runId", r.PathValue("runId"))
 }
 
 // ReadBody reads a run API request body (httpapi.ReadBody) whose Content-Type is JSON, absent,

@@ -1,4 +1,4 @@
-package retention
+package cleanup
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/chat/chatdb"
+	"github.com/screenagent/backend/shared/retention"
 	"github.com/screenagent/backend/shared/retention/expiry"
 	"github.com/screenagent/backend/shared/runs/runsdb"
 	"github.com/screenagent/backend/shared/tasks"
@@ -65,7 +66,7 @@ type Cleaner struct {
 	DB       DB
 	Sessions Sessions
 	Tables   Tables
-	Config   Config
+	Config   retention.Config
 	// Reserve is kept before the context's deadline to report.
 	Reserve time.Duration
 	// Now is the clock of retention decisions and of the time budget.
@@ -74,7 +75,7 @@ type Cleaner struct {
 }
 
 // New returns a Cleaner over the tables with the policy, the system clock and DefaultReserve.
-func New(client *dynamodb.Client, t Tables, cfg Config, logger *slog.Logger) *Cleaner {
+func New(client *dynamodb.Client, t Tables, cfg retention.Config, logger *slog.Logger) *Cleaner {
 	return &Cleaner{
 		DB: client, Sessions: chatdb.New(client, t.Sessions, t.Messages, cfg.Chat), Tables: t, Config: cfg,
 		Reserve: DefaultReserve, Now: time.Now, Logger: logger,

@@ -1,4 +1,4 @@
-package retention
+package cleanup
 
 import (
 	"log/slog"

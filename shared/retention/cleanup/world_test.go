@@ -1,4 +1,4 @@
-package retention
+package cleanup
 
 import (
 	"context"
@@ -21,10 +21,13 @@ import (
 	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/shared/retention"
 	"github.com/screenagent/backend/shared/runs/runsdb"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
+
+const day = 24 * time.Hour
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
 
@@ -78,7 +81,7 @@ func (w *world) cleaner(client *dynamodb.Client) *Cleaner {
 	if client == nil {
 		client = w.db.Client
 	}
-	c := New(client, w.tables, DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	c := New(client, w.tables, retention.DefaultConfig(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	c.Now = w.clock.Now
 	return c
 }

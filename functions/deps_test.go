@@ -1,0 +1,147 @@
+package functions_test
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/screenagent/backend/"
+
+// heavy are the packages a function links only when it needs them (DESIGN decision 16): the
+// stores, whose SDK code and item types are most of a binary, and the LLM client.
+func heavy(pkg string) bool {
+	return strings.HasPrefix(pkg, "shared/") && strings.HasSuffix(pkg, "db") || pkg == "shared/llm/provider"
+}
+
+// linked is what each function may link of heavy, and must: a function that gains a store or the LLM
+// client, or keeps one it no longer uses, fails here. A new function is added to this table.
+var linked = map[string][]string{
+	"agent-interact": {"shared/accounts/accountsdb", "shared/agent/agentdb", "shared/chat/chatdb",
+		"shared/knowledge/knowledgedb", "shared/llm/provider", "shared/search/searchdb", "shared/tasks/tasksdb"},
+	"api-health":         {"shared/accounts/accountsdb"},
+	"auth-login":         {"shared/accounts/accountsdb"},
+	"auth-logout":        {"shared/accounts/accountsdb"},
+	"auth-session":       {"shared/accounts/accountsdb"},
+	"cleanup":            {"shared/accounts/accountsdb", "shared/chat/chatdb", "shared/runs/runsdb", "shared/tasks/tasksdb"},
+	"debug-export":       {"shared/accounts/accountsdb", "shared/chat/chatdb", "shared/tasks/tasksdb"},
+	"debug-logs":         {"shared/accounts/accountsdb", "shared/tasks/tasksdb"},
+	"extraction-resolve": {"shared/accounts/accountsdb", "shared/knowledge/knowledgedb"},
+	"health":             {"shared/accounts/accountsdb"},
+	"knowledge-resolve":  {"shared/accounts/accountsdb", "shared/knowledge/knowledgedb"},
+	"preferences-get":    {"shared/accounts/accountsdb"},
+	"preferences-post":   {"shared/accounts/accountsdb"},
+	"run-answer":         {"shared/accounts/accountsdb", "shared/runs/runsdb"},
+	"run-cancel":         {"shared/accounts/accountsdb", "shared/runs/runsdb"},
+	"run-get":            {"shared/accounts/accountsdb", "shared/runs/runsdb"},
+	"run-start":          {"shared/accounts/accountsdb", "shared/runs/runsdb"},
+	"run-step":           {"shared/accounts/accountsdb", "shared/llm/provider", "shared/runs/runsdb"},
+	"session-archive":    {"shared/accounts/accountsdb", "shared/chat/chatdb"},
+	"session-latest":     {"shared/accounts/accountsdb", "shared/chat/chatdb"},
+	"session-list":       {"shared/accounts/accountsdb", "shared/chat/chatdb"},
+	"session-messages":   {"shared/accounts/accountsdb", "shared/chat/chatdb"},
+}
+
+// wiring are the shared packages whose job is to build services on stores for the functions; every
+// other shared package is a domain package, which declares the interfaces it consumes instead.
+var wiring = []string{
+	"shared/app",                 // every function's cold start: the accounts store behind authentication
+	"shared/sessionapp",          // the session functions: the chat store
+	"shared/runs/runapi",         // the run functions: the run store
+	"shared/knowledge/retrieval", // the knowledge service on its stores
+	"shared/retention/cleanup",   // the cleanup job deletes from the stores themselves
+	"shared/agent/agentdb",       // the interact engine's store adapter
+}
+
+type listed struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+// packages is `go list -json` of patterns, with the module's prefix cut from every path.
+func packages(t *testing.T, patterns ...string) []listed {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Imports,Deps"}, patterns...)...)
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		t.Fatalf("go list: %v\n%s", err, exit.Stderr)
+	}
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []listed
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p listed
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		p.ImportPath = strings.TrimPrefix(p.ImportPath, module)
+		p.Imports = ours(p.Imports)
+		p.Deps = ours(p.Deps)
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func ours(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if rest, ok := strings.CutPrefix(p, module); ok {
+			out = append(out, rest)
+		}
+	}
+	return out
+}
+
+func TestFunctionsLinkOnlyTheStoresTheyUse(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range packages(t, "./functions/...") {
+		name, ok := strings.CutPrefix(p.ImportPath, "functions/")
+		if !ok || strings.Contains(name, "/") {
+			continue
+		}
+		seen[name] = true
+		var got []string
+		for _, d := range p.Deps {
+			if heavy(d) {
+				got = append(got, d)
+			}
+		}
+		want, known := linked[name]
+		if !known {
+			t.Errorf("functions/%s links %v: add it to the table linked in deps_test.go with the stores it needs", name, got)
+			continue
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("functions/%s links %v, want %v", name, got, want)
+		}
+	}
+	for name := range linked {
+		if !seen[name] {
+			t.Errorf("the table names functions/%s, which does not exist", name)
+		}
+	}
+}
+
+func TestDependenciesRunOneWay(t *testing.T) {
+	for _, p := range packages(t, "./shared/...") {
+		for _, imp := range p.Imports {
+			switch {
+			case heavy(imp) && !heavy(p.ImportPath) && !slices.Contains(wiring, p.ImportPath):
+				t.Errorf("%s imports the store %s: a domain package declares the interface it consumes", p.ImportPath, imp)
+			case strings.HasPrefix(p.ImportPath, "shared/runs") && imp == "shared/history":
+				t.Errorf("%s imports shared/history: the run API shares nothing with the interact history", p.ImportPath)
+			}
+		}
+	}
+}
