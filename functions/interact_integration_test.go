@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/stacktest"
@@ -124,35 +123,53 @@ func TestInteractWithoutLLM(t *testing.T) {
 }
 
 // A fresh tenant firing 14 concurrent interact requests at the default limit of 10 sees exactly
-// 10 pass and the rest refused with Retry-After.
+// 10 pass and the rest refused with Retry-After, per minute window: each answer's
+// X-RateLimit-Reset names the window that counted it, so a burst that straddles two windows is
+// judged window by window instead of waited out.
 func TestInteractRateLimit(t *testing.T) {
 	fake := llmtest.New(t)
 	fake.SetDefault("<Thought>Clicking.</Thought><Action>click(2)</Action>")
 	stack := stacktest.New(t, stacktest.Options{Env: llmEnv(fake, nil)})
 	createUser(t, stack, "ada@example.com", "a long enough passphrase")
 	ada := login(t, stack.URL, "ada@example.com", "a long enough passphrase")
-	// The limit counts per minute window: the burst must not straddle two of them.
-	if left := time.Until(time.Now().Truncate(time.Minute).Add(time.Minute)); left < 30*time.Second {
-		time.Sleep(left + time.Second)
-	}
+	type tally struct{ passed, refused int }
 	var mu sync.Mutex
-	counts := map[int]int{}
+	windows := map[string]*tally{}
 	var wg sync.WaitGroup
 	for range 14 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			status, hdr, _ := call(t, "POST", stack.URL+"/api/agent/interact", ada, map[string]any{"url": "https://shop.example/", "query": "q", "dom": shopPage})
 			if status == 429 && hdr.Get("Retry-After") == "" {
 				t.Errorf("429 without Retry-After")
 			}
+			reset := hdr.Get("X-RateLimit-Reset")
+			if reset == "" || (status != 200 && status != 429) {
+				t.Errorf("answer %d with X-RateLimit-Reset %q, want 200 or 429 with the window's reset", status, reset)
+				return
+			}
 			mu.Lock()
-			counts[status]++
-			mu.Unlock()
-		}()
+			defer mu.Unlock()
+			w := windows[reset]
+			if w == nil {
+				w = &tally{}
+				windows[reset] = w
+			}
+			if status == 200 {
+				w.passed++
+			} else {
+				w.refused++
+			}
+		})
 	}
 	wg.Wait()
-	if counts[200] != 10 || counts[429] != 4 {
-		t.Errorf("statuses = %v, want 10×200 and 4×429", counts)
+	passed := 0
+	for reset, w := range windows {
+		passed += w.passed
+		if w.passed > 10 || (w.refused > 0 && w.passed != 10) {
+			t.Errorf("window ending %s: %d passed and %d refused, want at most 10 passed and refusals only after 10", reset, w.passed, w.refused)
+		}
+	}
+	if len(windows) == 1 && passed != 10 {
+		t.Errorf("one window: %d passed, want 10 of 14", passed)
 	}
 }
