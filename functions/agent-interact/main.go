@@ -3,7 +3,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"os"
 
@@ -36,11 +35,8 @@ func main() {
 		}
 		taskStore := tasksdb.New(a.DynamoDB, a.Config.TasksTable, policy.Tasks)
 		chatStore := chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable, policy.Chat)
-		var backend search.Backend
-		backend, err = search.FromConfig(ctx, a.Config, nil)
-		if errors.Is(err, search.ErrNotConfigured) {
-			backend = search.Unconfigured{Err: err}
-		} else if err != nil {
+		searcher, err := search.Setup(ctx, a.Config, searchdb.New(a.DynamoDB, a.Config.TasksTable), a.Logger)
+		if err != nil {
 			return nil, err
 		}
 		engine := &agent.Engine{
@@ -48,7 +44,7 @@ func main() {
 			Chat:      chatStore,
 			Commit:    &agentdb.Writer{Tasks: taskStore, Chat: chatStore, DB: a.DynamoDB, Logger: a.Logger},
 			Knowledge: know,
-			Search:    search.NewSearcher(backend, searchdb.New(a.DynamoDB, a.Config.TasksTable), a.Logger),
+			Search:    searcher,
 			LLM:       client,
 			Model:     info.Model,
 			Logger:    a.Logger,

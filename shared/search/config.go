@@ -53,12 +53,6 @@ func Setup(ctx context.Context, cfg config.Config, cache Cache, logger *slog.Log
 	return s, nil
 }
 
-// Enabled reports whether searches can succeed: false when no search key is configured.
-func (s *Searcher) Enabled() bool {
-	_, off := s.Backend.(Unconfigured)
-	return !off
-}
-
 // Unconfigured is the Backend of a deployment without a search key: every search fails with
 // the configuration error (matching ErrUnavailable and ErrNotConfigured), so the engine notes
 // that search is off instead of the function failing its cold start.

@@ -78,8 +78,8 @@ func TestFromConfig(t *testing.T) {
 func TestSetup(t *testing.T) {
 	srv := searchtest.New(t)
 	on, err := search.Setup(context.Background(), config.Config{TavilyAPIKey: searchtest.Key, TavilyBaseURL: srv.URL()}, nil, slog.New(slog.DiscardHandler))
-	if err != nil || !on.Enabled() {
-		t.Fatalf("Setup() with a key = enabled %v, %v; want an enabled Searcher", on != nil && on.Enabled(), err)
+	if err != nil || unconfigured(on) {
+		t.Fatalf("Setup() with a key = %+v, %v; want a Searcher of the configured service", on, err)
 	}
 	if _, err := on.Search(context.Background(), search.Request{TenantID: "ten-a", Query: "q"}); err != nil || srv.Calls() != 1 {
 		t.Errorf("Search() = %v after %d calls, want a search of the configured service", err, srv.Calls())
@@ -87,8 +87,8 @@ func TestSetup(t *testing.T) {
 
 	var logs bytes.Buffer
 	off, err := search.Setup(context.Background(), config.Config{}, nil, slog.New(slog.NewJSONHandler(&logs, nil)))
-	if err != nil || off.Enabled() {
-		t.Fatalf("Setup() without a key = enabled %v, %v; want a disabled Searcher and no error", off != nil && off.Enabled(), err)
+	if err != nil || !unconfigured(off) {
+		t.Fatalf("Setup() without a key = %+v, %v; want an unconfigured Searcher and no error", off, err)
 	}
 	if _, err := off.Search(context.Background(), search.Request{TenantID: "ten-a", Query: "q"}); !errors.Is(err, search.ErrNotConfigured) {
 		t.Errorf("Search() error = %v, want ErrNotConfigured", err)
@@ -100,4 +100,12 @@ func TestSetup(t *testing.T) {
 	if _, err := search.Setup(context.Background(), config.Config{TavilyAPIKey: "k", TavilyBaseURL: "not a url"}, nil, slog.New(slog.DiscardHandler)); err == nil {
 		t.Error("Setup() with a bad base URL: error = nil, want one")
 	}
+}
+
+func unconfigured(s *search.Searcher) bool {
+	if s == nil {
+		return false
+	}
+	_, off := s.Backend.(search.Unconfigured)
+	return off
 }
