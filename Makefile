@@ -25,15 +25,19 @@ build:
 	done
 	@if command -v sam >/dev/null 2>&1; then sam build --parallel; else echo "sam not installed: skipped sam build"; fi
 
+# The launcher is compiled before anything listens: on an empty Go cache that takes a minute, so say so.
 local-bin:
 	@mkdir -p $(dir $(LOCAL_BIN))
+	@test -x $(LOCAL_BIN) || echo "compiling the launcher (infra/local; about a minute on an empty Go build cache)"
 	@$(GO) build -o $(LOCAL_BIN) ./infra/local
 
 ## run: DynamoDB Local + tables + demo account + the API on http://127.0.0.1:3000, in the foreground. Ctrl-C stops all of it.
+## ADDR=127.0.0.1:3100 and DYNAMODB_PORT=8100 choose other ports; VERBOSE=1 shows the JSON logs (else in .local/logs/).
 ## Data is kept in .local/dynamodb; FRESH=1 deletes it first, IN_MEMORY=1 keeps none.
 ## FAKE_SEARCH=1 answers web searches from a local fake Tavily API; FAKE_SEARCH_SCRIPT=<file> gives it scripted results.
 run: local-bin
-	@exec $(LOCAL_BIN) run $(if $(FRESH),--fresh) $(if $(IN_MEMORY),--in-memory) $(if $(FAKE_SEARCH),--fake-search) $(if $(FAKE_SEARCH_SCRIPT),--fake-search-script $(FAKE_SEARCH_SCRIPT))
+	@exec $(LOCAL_BIN) run $(if $(ADDR),--addr $(ADDR)) $(if $(DYNAMODB_PORT),--dynamodb-port $(DYNAMODB_PORT)) $(if $(VERBOSE),-v) \
+		$(if $(FRESH),--fresh) $(if $(IN_MEMORY),--in-memory) $(if $(FAKE_SEARCH),--fake-search) $(if $(FAKE_SEARCH_SCRIPT),--fake-search-script $(FAKE_SEARCH_SCRIPT))
 
 ## test: everything CI checks.
 test: lint unit
@@ -63,7 +67,7 @@ unit: local-bin chromium
 ## eval: the proving ground — every scenario in Chromium against both APIs (the oracle model, or a real one with
 ## OPENAI_API_KEY); a table, then .local/eval/report.md and results.json. EVAL_FLAGS passes -scenario, -api, -report.
 eval: chromium
-	$(GO) run ./infra/eval $(EVAL_FLAGS)
+	@$(GO) run ./infra/eval $(if $(VERBOSE),-v) $(EVAL_FLAGS)
 
 ## bench: the report of infra/bench (binary sizes, cold starts, server work, request units, tokens, cost per 1,000
 ## steps), printed and written to infra/bench/RESULTS.md, then the packages' micro-benchmarks. Figures are never asserted.
@@ -72,7 +76,7 @@ bench: local-bin
 	$(LOCAL_BIN) with-dynamodb -- bash -c "$(GO) test -run='^$$' -bench=Report -benchtime=1x -timeout=20m ./infra/bench && \
 		$(GO) test -run='^$$' -bench=. -benchmem $(addprefix ./,$(MICRO_BENCH))"
 
-## invoke FN=<function folder> EVENT=<file>: one invocation, like `sam local invoke -e`, against the DynamoDB Local of `make run`.
+## invoke FN=<function folder> EVENT=<file>: one invocation, like `sam local invoke -e`, against the DynamoDB Local of the running `make run`.
 ## EVENT defaults to infra/events/<FN>.json when that file exists (e.g. make invoke FN=cleanup).
 invoke: EVENT ?= $(wildcard infra/events/$(FN).json)
 invoke: local-bin

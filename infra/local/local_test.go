@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -60,17 +64,77 @@ func TestStepSummary(t *testing.T) {
 	}
 }
 
-func TestStepLogForwardsEverything(t *testing.T) {
-	var out bytes.Buffer
-	l := &stepLog{dst: &out}
-	in := "plain line\n" + `{"msg":"request","status":200,"durationMs":1,"taskId":"abc","step":1,"action":"finish()","taskStatus":"completed"}` + "\n"
+func TestStepLogSplitsLogFromTerminal(t *testing.T) {
+	var raw, terminal bytes.Buffer
+	l := &stepLog{raw: &raw, dst: &terminal}
+	in := "plain line\n" + `{"msg":"request","status":200,"durationMs":1,"taskId":"abc","step":1,"action":"finish()","taskStatus":"completed"}` + "\n" +
+		`{"level":"ERROR","msg":"store failed","route":"GET /api/session","error":"throttled"}` + "\n"
 	if n, err := l.Write([]byte(in)); err != nil || n != len(in) {
 		t.Fatalf("Write = %d, %v; want %d, nil", n, err, len(in))
 	}
-	want := in + "step  task abc #1  finish() -> completed  (200, 1 ms)\n"
-	if out.String() != want {
-		t.Errorf("got %q, want %q", out.String(), want)
+	if raw.String() != in {
+		t.Errorf("log file got %q, want every line unchanged %q", raw.String(), in)
 	}
+	want := "step  task abc #1  finish() -> completed  (200, 1 ms)\nerror GET /api/session  store failed  throttled\n"
+	if terminal.String() != want {
+		t.Errorf("terminal got %q, want %q", terminal.String(), want)
+	}
+}
+
+// A taken port fails at once with a command that uses free ports, for the API and DynamoDB Local.
+func TestListenCheckedSuggestsFreePorts(t *testing.T) {
+	hold := func(addr string) int {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		return l.Addr().(*net.TCPAddr).Port
+	}
+	freePort := func() int { return hold(":0") } // held until the test ends: never suggested
+	suggested := regexp.MustCompile(`make run (ADDR=127\.0\.0\.1:(\d+))? ?(DYNAMODB_PORT=(\d+))?`)
+	tests := []struct {
+		name                string
+		apiBusy, dynamoBusy bool
+	}{
+		{"API address taken", true, false},
+		{"DynamoDB port taken", false, true},
+		{"both taken", true, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			apiPort, dynamoPort := freePort(), freePort()
+			if !tc.apiBusy {
+				apiPort = freeAfter("127.0.0.1", apiPort, dynamoPort)
+			}
+			if !tc.dynamoBusy {
+				dynamoPort = freeAfter("", dynamoPort, apiPort)
+			}
+			ln, err := listenChecked(fmt.Sprintf("127.0.0.1:%d", apiPort), dynamoPort)
+			if err == nil {
+				ln.Close()
+				t.Fatal("got a listener, want an error naming the taken port")
+			}
+			m := suggested.FindStringSubmatch(err.Error())
+			if m == nil || (m[1] != "") != tc.apiBusy || (m[3] != "") != tc.dynamoBusy {
+				t.Fatalf("got %q, want a make run command choosing exactly the taken ports", err)
+			}
+			for _, p := range []string{m[2], m[4]} {
+				if p == "" {
+					continue
+				}
+				n, _ := strconv.Atoi(p)
+				if free("", n) != nil {
+					t.Errorf("suggested port %d is not free", n)
+				}
+			}
+		})
+	}
+	ln, err := listenChecked("127.0.0.1:0", freeAfter("", freePort(), 0))
+	if err != nil {
+		t.Fatalf("free ports: got %v, want a listener", err)
+	}
+	ln.Close()
 }
 
 func TestBuildReporter(t *testing.T) {

@@ -28,6 +28,7 @@ import (
 	"github.com/screenagent/backend/infra/admin/provision"
 	"github.com/screenagent/backend/infra/ddblocal"
 	"github.com/screenagent/backend/infra/emulator"
+	"github.com/screenagent/backend/infra/localstack"
 	"github.com/screenagent/backend/infra/tables"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/awsconfig"
@@ -38,10 +39,10 @@ import (
 )
 
 const usage = `usage:
-  local run [--addr 127.0.0.1:3000] [--dynamodb-port 8000] [--env-vars infra/env.json]
+  local run [--addr 127.0.0.1:3000] [--dynamodb-port 8000] [--env-vars infra/env.json] [-v]
             [--data-dir .local/dynamodb | --in-memory] [--fresh]
             [--fake-search] [--fake-search-script FILE]
-  local invoke --function <folder or logical ID> [--event FILE] [--dynamodb-endpoint URL]
+  local invoke --function <folder or logical ID> [--event FILE] [--dynamodb-endpoint URL (default: the running make run's)]
   local with-dynamodb -- COMMAND [ARGS...]
   local tables [--endpoint http://127.0.0.1:8000]   create the template's tables (and the demo account) in a running DynamoDB Local`
 
@@ -58,7 +59,7 @@ func main() {
 	code := 1
 	switch os.Args[1] {
 	case "run":
-		err = run(ctx, logger, os.Args[2:])
+		err = run(ctx, os.Args[2:])
 	case "invoke":
 		err = invoke(ctx, logger, os.Args[2:])
 	case "with-dynamodb":
@@ -138,7 +139,7 @@ func (p project) emulator(logger *slog.Logger, o emulatorOptions) (*emulator.Emu
 // EnvAllowedOrigins overrides the template's AllowedOrigins (comma-separated) for make run.
 const EnvAllowedOrigins = "ALLOWED_ORIGINS"
 
-func run(ctx context.Context, logger *slog.Logger, args []string) error {
+func run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:3000", "address the API listens on")
 	port := fs.Int("dynamodb-port", 8000, "port of DynamoDB Local")
@@ -148,6 +149,7 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 	dataDir := fs.String("data-dir", filepath.Join(".local", "dynamodb"), "where DynamoDB Local keeps its data (relative to the repository)")
 	inMemory := fs.Bool("in-memory", false, "keep no data: DynamoDB Local in memory (tests, the proving ground)")
 	fresh := fs.Bool("fresh", false, "delete the data of earlier runs before starting")
+	verbose := fs.Bool("v", os.Getenv("VERBOSE") != "", "show the request and function logs (JSON) here too (VERBOSE=1)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -155,24 +157,13 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
-	overrides := map[string]string{}
-	if *fakeSearch || *searchScript != "" {
-		srv, err := startFakeSearch(*searchScript)
-		if err != nil {
-			return err
-		}
-		defer srv.Close()
-		// The fake replaces any configured key, so no real search is made by mistake.
-		overrides["TAVILY_BASE_URL"], overrides["TAVILY_API_KEY"], overrides["TAVILY_API_KEY_SECRET_ARN"] = srv.URL(), searchtest.Key, ""
-		logger.Info("fake web search", "url", srv.URL(), "script", *searchScript)
-	}
-	// Listen first: a busy port should fail before minutes of setup, not after.
-	ln, err := net.Listen("tcp", *addr)
+	// Listen first: a taken port should fail before minutes of setup, not after. Until the API
+	// is ready every request gets a prompt 503 saying what the stack is doing, rather than a
+	// connection that hangs.
+	ln, err := listenChecked(*addr, *port)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", *addr, err)
+		return err
 	}
-	// Serve at once: until the API is ready every request gets a prompt 503 saying what the
-	// stack is doing, rather than a connection that hangs.
 	g := newGate("starting DynamoDB Local")
 	srv := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
@@ -182,6 +173,26 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 		defer cancel()
 		_ = srv.Shutdown(shutdownCtx)
 	}()
+	_, apiPort, _ := net.SplitHostPort(*addr)
+	logs, err := openRunLogs(p.root, apiPort, *verbose, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer logs.Close()
+	logger := logs.logger()
+	fmt.Fprintln(os.Stderr, logs.notice(p.root))
+
+	overrides := map[string]string{}
+	if *fakeSearch || *searchScript != "" {
+		fake, err := startFakeSearch(*searchScript)
+		if err != nil {
+			return err
+		}
+		defer fake.Close()
+		// The fake replaces any configured key, so no real search is made by mistake.
+		overrides["TAVILY_BASE_URL"], overrides["TAVILY_API_KEY"], overrides["TAVILY_API_KEY_SECRET_ARN"] = fake.URL(), searchtest.Key, ""
+		fmt.Fprintf(os.Stderr, "Web searches are answered by a local fake of the Tavily API at %s.\n", fake.URL())
+	}
 
 	dir := ""
 	if !*inMemory {
@@ -195,8 +206,7 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 		}
 	}
 	fmt.Fprintln(os.Stderr, dataNotice(dir, *fresh))
-	logger.Info("starting DynamoDB Local", "port", *port)
-	db, err := ddblocal.Start(ctx, ddblocal.Options{Port: *port, Log: os.Stderr, DataDir: dir})
+	db, err := ddblocal.Start(ctx, ddblocal.Options{Port: *port, Log: logs.detail(), DataDir: dir})
 	if err != nil {
 		return err
 	}
@@ -212,13 +222,22 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 	if err != nil {
 		return fmt.Errorf("create tables: %w", err)
 	}
-	logger.Info("tables ready", "endpoint", db.Endpoint(), "tables", len(names))
+	fmt.Fprintf(os.Stderr, "DynamoDB Local on %s with %d tables.\n", db.Endpoint(), len(names))
 	demo, err := seedDemo(ctx, client, names["AccountsTable"], *addr)
 	if err != nil {
 		return err
 	}
+	// From here the admin CLI and the thin client of this checkout find the stack.
+	record, unpublish, err := localstack.Publish(p.root, localstack.Stack{
+		API: "http://" + *addr, DynamoDBEndpoint: db.Endpoint(), Tables: names, LogFile: logs.path,
+	})
+	if err != nil {
+		return err
+	}
+	defer unpublish()
 
-	opts := emulatorOptions{envFile: *envFile, dynamoEndpoint: db.Endpoint(), names: names, overrides: overrides, output: &stepLog{dst: os.Stderr}}
+	opts := emulatorOptions{envFile: *envFile, dynamoEndpoint: db.Endpoint(), names: names, overrides: overrides,
+		output: &stepLog{raw: logs.detail(), dst: os.Stderr}}
 	if origins := os.Getenv(EnvAllowedOrigins); origins != "" {
 		opts.parameters = map[string]string{"AllowedOrigins": origins}
 	}
@@ -233,7 +252,7 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 	err = emu.Build(ctx)
 	progress.finish()
 	if ctx.Err() != nil {
-		logger.Info("stopping")
+		fmt.Fprintln(os.Stderr, "stopping")
 		return nil
 	}
 	if err != nil {
@@ -241,11 +260,13 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 	}
 
 	g.open(emu.Handler())
-	fmt.Fprintf(os.Stderr, "\nAPI ready on http://%s  (try: curl -s http://%s/api/health)\n%s\nCtrl-C stops everything.\n\n", *addr, *addr, demo)
+	fmt.Fprintf(os.Stderr, "\nAPI ready on http://%s  (try: curl -s http://%s/api/health; echo)\n%s\n"+
+		"The admin CLI and the thin client of this checkout find this stack through %s.\nCtrl-C stops everything.\n\n",
+		*addr, *addr, demo, relTo(p.root, record))
 
 	select {
 	case <-ctx.Done():
-		logger.Info("stopping")
+		fmt.Fprintln(os.Stderr, "stopping")
 		return nil
 	case err := <-errc:
 		if errors.Is(err, http.ErrServerClosed) {
@@ -253,6 +274,14 @@ func run(ctx context.Context, logger *slog.Logger, args []string) error {
 		}
 		return err
 	}
+}
+
+// relTo is path relative to root when it is inside it.
+func relTo(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil {
+		return rel
+	}
+	return path
 }
 
 // dataNotice says where the local data lives and how to start without it.
@@ -316,7 +345,7 @@ func invoke(ctx context.Context, logger *slog.Logger, args []string) error {
 	fs := flag.NewFlagSet("invoke", flag.ContinueOnError)
 	fn := fs.String("function", "", "function folder under functions/ or its logical ID")
 	eventFile := fs.String("event", "", "event JSON file (default: {})")
-	endpoint := fs.String("dynamodb-endpoint", "http://127.0.0.1:8000", "DynamoDB Local of `make run`")
+	endpoint := fs.String("dynamodb-endpoint", "", "a DynamoDB Local with the template's tables (default: that of the running `make run`)")
 	envFile := fs.String("env-vars", "infra/env.json", "environment overrides in `sam local --env-vars` format")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -336,6 +365,15 @@ func invoke(ctx context.Context, logger *slog.Logger, args []string) error {
 	if err != nil {
 		return err
 	}
+	names := tables.Names(p.tmpl, "")
+	if *endpoint == "" {
+		st, err := localstack.Find(p.root, "--dynamodb-endpoint URL")
+		if err != nil {
+			return err
+		}
+		*endpoint, names = st.DynamoDBEndpoint, st.Tables
+		fmt.Fprintf(os.Stderr, "invoking %s against %s\n", *fn, st.Describe())
+	}
 	cfg, err := awsconfig.Load(ctx, *endpoint, config.AWSCredentialsInEnv())
 	if err != nil {
 		return err
@@ -343,7 +381,7 @@ func invoke(ctx context.Context, logger *slog.Logger, args []string) error {
 	if _, err := awsconfig.DynamoDB(cfg, *endpoint).ListTables(ctx, nil); err != nil {
 		return fmt.Errorf("DynamoDB Local at %s does not answer (start it with `make run` in another terminal): %w", *endpoint, err)
 	}
-	emu, err := p.emulator(logger, emulatorOptions{envFile: *envFile, dynamoEndpoint: *endpoint, names: tables.Names(p.tmpl, "")})
+	emu, err := p.emulator(logger, emulatorOptions{envFile: *envFile, dynamoEndpoint: *endpoint, names: names})
 	if err != nil {
 		return err
 	}

@@ -5,23 +5,29 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 )
 
-// stepLog forwards the functions' output unchanged and, after the request line of an agent step
-// (interact or the run API), writes one line a person can follow:
+// stepLog forwards the functions' output unchanged to raw (the log file) and, for the request
+// line of an agent step (interact or the run API) or an error line, writes one line a person can
+// follow to dst (the terminal):
 //
 //	step  task 7c1e0a52 #2  click(2) -> active  (200, 812 ms)
 //
 // The emulator writes whole lines, so each Write holds complete lines.
 type stepLog struct {
 	mu  sync.Mutex
+	raw io.Writer
 	dst io.Writer
 }
 
 // requestLine holds the fields of a function's request log line that a step line shows.
 type requestLine struct {
+	Level      string `json:"level"`
 	Msg        string `json:"msg"`
+	Route      string `json:"route"`
+	Error      string `json:"error"`
 	TaskID     string `json:"taskId"`
 	RunID      string `json:"runId"`
 	Step       *int   `json:"step"`
@@ -34,7 +40,7 @@ type requestLine struct {
 func (s *stepLog) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.dst.Write(p); err != nil {
+	if _, err := s.raw.Write(p); err != nil {
 		return 0, err
 	}
 	for line := range bytes.Lines(p) {
@@ -45,14 +51,21 @@ func (s *stepLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// stepSummary is the readable line for a request log line of an agent step, or "".
+// stepSummary is the readable line for a request log line of an agent step or for an error
+// line, or "".
 func stepSummary(line []byte) string {
 	line = bytes.TrimSpace(line)
-	if !bytes.HasPrefix(line, []byte("{")) || !bytes.Contains(line, []byte(`"action"`)) {
+	if !bytes.HasPrefix(line, []byte("{")) || !(bytes.Contains(line, []byte(`"action"`)) || bytes.Contains(line, []byte(`"ERROR"`))) {
 		return ""
 	}
 	var l requestLine
-	if json.Unmarshal(line, &l) != nil || l.Msg != "request" || l.Step == nil || l.Action == "" {
+	if json.Unmarshal(line, &l) != nil {
+		return ""
+	}
+	if l.Level == "ERROR" {
+		return strings.TrimRight(fmt.Sprintf("error %s  %s  %s", l.Route, l.Msg, l.Error), " ")
+	}
+	if l.Msg != "request" || l.Step == nil || l.Action == "" {
 		return ""
 	}
 	subject := "task " + short(l.TaskID)
