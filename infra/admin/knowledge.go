@@ -30,10 +30,13 @@ func (tf tenantFlags) check(use string) error {
 
 // tenant connects to the tables and finds the tenant the flags name.
 func (c *cli) tenant(ctx context.Context, tf tenantFlags) (*provision.Knowledge, accounts.Tenant, error) {
-	if c.table == "" || c.knowledgeTable == "" {
+	if c.table.value == "" || c.knowledgeTable.value == "" {
 		return nil, accounts.Tenant{}, usagef(usage, "--table and --knowledge-table must not be empty")
 	}
-	k, err := provision.ConnectKnowledge(ctx, c.endpoint, c.table, c.knowledgeTable)
+	if err := c.resolve(); err != nil {
+		return nil, accounts.Tenant{}, err
+	}
+	k, err := provision.ConnectKnowledge(ctx, c.endpoint.value, c.table.value, c.knowledgeTable.value)
 	if err != nil {
 		return nil, accounts.Tenant{}, err
 	}

@@ -14,7 +14,8 @@
 //	go run ./infra/admin knowledge list (--email ana@example.com | --org Acme) [--domain app.acme.com]
 //	go run ./infra/admin knowledge delete (--email ana@example.com | --org Acme) --domain app.acme.com (--file NAME | --id DOC)
 //
-// It talks to the local stack's DynamoDB by default. For AWS, pass an empty endpoint and the
+// It talks to the DynamoDB of the stack `make run` runs in this checkout by default (found through
+// .local/stack.json; with none or several running it says so). For AWS, pass an empty endpoint and the
 // deployed table's name (--endpoint "" --table <name>, or DYNAMODB_ENDPOINT= ACCOUNTS_TABLE=<name>;
 // the knowledge commands also --knowledge-table <name> or KNOWLEDGE_TABLE=<name>); credentials
 // come from the normal AWS chain.
@@ -35,9 +36,8 @@ import (
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 )
 
-// The local stack's DynamoDB, whose tables are named by logical ID.
+// The local stack's tables, named by logical ID.
 const (
-	defaultEndpoint       = "http://127.0.0.1:8000"
 	defaultTable          = "AccountsTable"
 	defaultKnowledgeTable = "KnowledgeTable"
 )
@@ -58,7 +58,8 @@ const usage = `admin [--endpoint URL] [--table NAME] COMMAND
   knowledge ingest (--email E | --org NAME) --domain D FILE...
   knowledge list (--email E | --org NAME) [--domain D]
   knowledge delete (--email E | --org NAME) --domain D (--file NAME | --id DOC)
---endpoint (env DYNAMODB_ENDPOINT, default ` + defaultEndpoint + `; empty for AWS),
+--endpoint (env DYNAMODB_ENDPOINT; default: the DynamoDB of the make run stack of this checkout,
+found in .local/stack.json; empty for AWS),
 --table (env ACCOUNTS_TABLE, default ` + defaultTable + `) and --knowledge-table
 (env KNOWLEDGE_TABLE, default ` + defaultKnowledgeTable + `) may also follow the command.`
 
@@ -84,32 +85,36 @@ func usagef(use, format string, args ...any) error {
 // errHelp asks for the usage on stdout and exit status 0.
 var errHelp = errors.New("help requested")
 
-// cli is one run of the command: its streams and the table it works on.
+// cli is one run of the command: its streams and the tables it works on.
 type cli struct {
 	stdin                           io.Reader
-	stdout                          io.Writer
-	endpoint, table, knowledgeTable string
+	stdout, stderr                  io.Writer
+	endpoint, table, knowledgeTable setting
+	// resolved is set once the endpoint and tables are settled (see resolve).
+	resolved bool
 }
 
-// newCLI returns a cli on the table the environment names, else the local stack's.
-func newCLI(stdin io.Reader, stdout io.Writer, lookupEnv func(string) (string, bool)) *cli {
-	c := &cli{stdin: stdin, stdout: stdout, endpoint: defaultEndpoint, table: defaultTable, knowledgeTable: defaultKnowledgeTable}
+// newCLI returns a cli on the tables the environment names, else the local stack's.
+func newCLI(stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) *cli {
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr,
+		table: setting{value: defaultTable}, knowledgeTable: setting{value: defaultKnowledgeTable}}
 	// Set but empty is meaningful for the endpoint: AWS itself.
 	if v, ok := lookupEnv("DYNAMODB_ENDPOINT"); ok {
-		c.endpoint = v
+		c.endpoint.Set(v)
 	}
 	if v, ok := lookupEnv("ACCOUNTS_TABLE"); ok && v != "" {
-		c.table = v
+		c.table.Set(v)
 	}
 	if v, ok := lookupEnv("KNOWLEDGE_TABLE"); ok && v != "" {
-		c.knowledgeTable = v
+		c.knowledgeTable.Set(v)
 	}
 	return c
 }
 
 // run executes the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, lookupEnv func(string) (string, bool)) int {
-	err := newCLI(stdin, stdout, lookupEnv).dispatch(ctx, args)
+	c := newCLI(stdin, stdout, stderr, lookupEnv)
+	err := c.dispatch(ctx, args)
 	var ue *usageError
 	switch {
 	case err == nil:
@@ -121,7 +126,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "admin: %s\nusage: %s\n", ue.msg, ue.usage)
 		return 2
 	default:
-		fmt.Fprintf(stderr, "admin: %v\n", err)
+		fmt.Fprintf(stderr, "admin: %v\n", c.explain(err))
 		return 1
 	}
 }
@@ -175,9 +180,9 @@ func (c *cli) dispatch(ctx context.Context, args []string) error {
 func (c *cli) flagSet() *flag.FlagSet {
 	fs := flag.NewFlagSet("admin", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported once, by run
-	fs.StringVar(&c.endpoint, "endpoint", c.endpoint, "")
-	fs.StringVar(&c.table, "table", c.table, "")
-	fs.StringVar(&c.knowledgeTable, "knowledge-table", c.knowledgeTable, "")
+	fs.Var(&c.endpoint, "endpoint", "")
+	fs.Var(&c.table, "table", "")
+	fs.Var(&c.knowledgeTable, "knowledge-table", "")
 	return fs
 }
 
@@ -211,8 +216,11 @@ func required(use string, pairs ...string) error {
 }
 
 func (c *cli) store(ctx context.Context) (*accountsdb.Store, error) {
-	if c.table == "" {
+	if c.table.value == "" {
 		return nil, usagef(usage, "--table must not be empty")
 	}
-	return provision.Connect(ctx, c.endpoint, c.table)
+	if err := c.resolve(); err != nil {
+		return nil, err
+	}
+	return provision.Connect(ctx, c.endpoint.value, c.table.value)
 }

@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/screenagent/backend/infra/localstack"
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/dynamotest"
@@ -20,12 +24,18 @@ type result struct {
 	stdout, stderr string
 }
 
+var internals = regexp.MustCompile(`transaction item|ConditionalCheckFailed|TransactionCanceled|operation error|StatusCode:`)
+
 // admin runs the command in-process with env as its whole environment.
 func admin(t *testing.T, env map[string]string, stdin string, args ...string) result {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	code := run(t.Context(), args, strings.NewReader(stdin), &out, &errOut, lookup)
+	// Operators read these messages: the store's internals never reach them.
+	if internals.MatchString(errOut.String()) {
+		t.Errorf("admin %s: stderr %q shows the store's internals", strings.Join(args, " "), errOut.String())
+	}
 	return result{code, out.String(), errOut.String()}
 }
 
@@ -238,22 +248,85 @@ func TestTableSelection(t *testing.T) {
 	}
 }
 
-func TestDefaults(t *testing.T) {
+// stackRecord writes a running stack's record into root as `make run` does (pid: a live process).
+func stackRecord(t *testing.T, root, name string, s localstack.Stack) {
+	t.Helper()
+	s.PID = os.Getppid()
+	b, _ := json.Marshal(s)
+	if err := os.MkdirAll(localstack.Dir(root), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(localstack.Dir(root), name), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// inCheckout makes root the checkout whose stacks the command looks for.
+func inCheckout(t *testing.T, root string) {
+	old := repoRoot
+	repoRoot = func() (string, error) { return root, nil }
+	t.Cleanup(func() { repoRoot = old })
+}
+
+func TestWhichDynamoDB(t *testing.T) {
+	stackA := localstack.Stack{API: "http://127.0.0.1:3100", DynamoDBEndpoint: "http://127.0.0.1:8100", Tables: map[string]string{"AccountsTable": "AccountsTable", "KnowledgeTable": "KnowledgeTable"}}
+	stackB := localstack.Stack{API: "http://127.0.0.1:3200", DynamoDBEndpoint: "http://127.0.0.1:8200"}
 	tests := []struct {
 		name                    string
 		env                     map[string]string
+		stacks                  map[string]localstack.Stack
 		wantEndpoint, wantTable string
+		wantErr                 error
+		wantSaid                string // on stderr
 	}{
-		{"local stack", nil, "http://127.0.0.1:8000", "AccountsTable"},
-		{"environment", map[string]string{"DYNAMODB_ENDPOINT": "http://h:1", "ACCOUNTS_TABLE": "T"}, "http://h:1", "T"},
-		{"empty endpoint means AWS", map[string]string{"DYNAMODB_ENDPOINT": ""}, "", "AccountsTable"},
+		{"the running stack", nil, map[string]localstack.Stack{localstack.File: stackA}, "http://127.0.0.1:8100", "AccountsTable", nil, "local stack of"},
+		{"none running", nil, nil, "", "", localstack.ErrNone, ""},
+		{"two running", nil, map[string]localstack.Stack{localstack.File: stackA, "stack-9.json": stackB}, "", "", localstack.ErrSeveral, ""},
+		{"environment wins", map[string]string{"DYNAMODB_ENDPOINT": "http://h:1", "ACCOUNTS_TABLE": "T"}, map[string]localstack.Stack{localstack.File: stackA}, "http://h:1", "T", nil, "DynamoDB at http://h:1, table T"},
+		{"empty endpoint means AWS", map[string]string{"DYNAMODB_ENDPOINT": ""}, nil, "", "AccountsTable", nil, "AWS"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newCLI(nil, nil, func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok })
-			if c.endpoint != tt.wantEndpoint || c.table != tt.wantTable {
-				t.Errorf("got (%q, %q), want (%q, %q)", c.endpoint, c.table, tt.wantEndpoint, tt.wantTable)
+			root := t.TempDir()
+			for name, s := range tt.stacks {
+				stackRecord(t, root, name, s)
+			}
+			inCheckout(t, root)
+			var said bytes.Buffer
+			c := newCLI(nil, nil, &said, func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok })
+			err := c.resolve()
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("got error %v, want %v", err, tt.wantErr)
+			}
+			if err != nil {
+				if !strings.Contains(err.Error(), "--endpoint URL") {
+					t.Errorf("got %q, want it to say how to choose", err)
+				}
+				return
+			}
+			if c.endpoint.value != tt.wantEndpoint || c.table.value != tt.wantTable {
+				t.Errorf("got (%q, %q), want (%q, %q)", c.endpoint.value, c.table.value, tt.wantEndpoint, tt.wantTable)
+			}
+			if !strings.Contains(said.String(), tt.wantSaid) {
+				t.Errorf("stderr %q, want it to say %q", said.String(), tt.wantSaid)
 			}
 		})
+	}
+}
+
+// With nothing in the environment, a command reaches the DynamoDB of the stack running in the
+// checkout and says so.
+func TestCommandReachesTheRunningStack(t *testing.T) {
+	f := newFixture(t)
+	root := t.TempDir()
+	stackRecord(t, root, localstack.File, localstack.Stack{API: "http://127.0.0.1:3100", DynamoDBEndpoint: f.env["DYNAMODB_ENDPOINT"],
+		Tables: map[string]string{"AccountsTable": f.env["ACCOUNTS_TABLE"]}})
+	inCheckout(t, root)
+	r := admin(t, map[string]string{}, "", "org", "create", "--name", "Acme")
+	if r.code != 0 || !strings.Contains(r.stderr, "talking to the local stack of "+filepath.Join(root, ".local", "stack.json")) {
+		t.Fatalf("got exit %d, stderr %q; want 0 naming the stack", r.code, r.stderr)
+	}
+	if _, err := f.store.GetOrganizationByName(t.Context(), "Acme"); err != nil {
+		t.Errorf("the organization is not in the running stack's table: %v", err)
 	}
 }

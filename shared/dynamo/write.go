@@ -52,7 +52,8 @@ func Write(ctx context.Context, db Writer, items []Item) error {
 			continue
 		}
 		if items[i].OnConditionFailed != nil {
-			return fmt.Errorf("%w (transaction item %d)", items[i].OnConditionFailed, i)
+			// The item's own meaning is the whole message: its index is of no use to whoever reads it.
+			return items[i].OnConditionFailed
 		}
 		return fmt.Errorf("transaction item %d: condition failed: %w", i, err)
 	}
