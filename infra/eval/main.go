@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/screenagent/backend/infra/ddblocal"
@@ -42,21 +43,18 @@ func run() (int, error) {
 	reportDir := flag.String("report", "", "report folder (default <repo>/.local/eval)")
 	priceIn := flag.Float64("price-in", envFloat("EVAL_PRICE_IN", defaultPriceIn), "USD per million prompt tokens (EVAL_PRICE_IN)")
 	priceOut := flag.Float64("price-out", envFloat("EVAL_PRICE_OUT", defaultPriceOut), "USD per million completion tokens (EVAL_PRICE_OUT)")
-	verbose := flag.Bool("v", false, "print the stack's logs")
+	verbose := flag.Bool("v", false, "print the stack's logs here too (VERBOSE=1 with make eval)")
 	flag.Parse()
 
 	apis, err := parseAPIs(*apiFlag)
 	if err != nil {
 		return 2, err
 	}
-	dir := *reportDir
-	if dir == "" {
-		root, err := ddblocal.RepoRoot()
-		if err != nil {
-			return 1, err
-		}
-		dir = filepath.Join(root, ".local", "eval")
+	root, err := ddblocal.RepoRoot()
+	if err != nil {
+		return 1, err
 	}
+	dir := cmp.Or(*reportDir, filepath.Join(root, ".local", "eval"))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -66,10 +64,22 @@ func run() (int, error) {
 		model.BaseURL = cmp.Or(os.Getenv("OPENAI_BASE_URL"), "https://api.openai.com/v1")
 		model.Name = cmp.Or(os.Getenv("OPENAI_MODEL"), "gpt-4o-mini")
 	}
-	var log io.Writer = io.Discard
-	if *verbose {
-		log = os.Stderr
+	// The stack's request, function and metric lines (hundreds) go to a file, so the terminal
+	// shows one line per case and the table.
+	logPath := filepath.Join(root, ".local", "logs", "eval.log")
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		return 1, err
 	}
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return 1, err
+	}
+	defer logFile.Close()
+	var log io.Writer = logFile
+	if *verbose {
+		log = io.MultiWriter(logFile, os.Stderr)
+	}
+	fmt.Fprintf(os.Stderr, "The stack's logs (JSON) go to %s; -v (VERBOSE=1 make eval) shows them here too.\n", relPath(root, logPath))
 	rep, err := suite.Run(ctx, suite.Config{
 		Cases: scenario.Cases(*filter, apis), Model: model, DynamoDBEndpoint: os.Getenv("DYNAMODB_TEST_ENDPOINT"),
 		Progress: os.Stderr, Log: log,
@@ -82,7 +92,7 @@ func run() (int, error) {
 	if err := rep.Write(dir); err != nil {
 		return 1, fmt.Errorf("write the report: %w", err)
 	}
-	fmt.Printf("report: %s\n", filepath.Join(dir, "report.md"))
+	fmt.Printf("report: %s\n", relPath(root, filepath.Join(dir, "report.md")))
 	if f := rep.Failures(); len(f) > 0 {
 		return 1, fmt.Errorf("%d scenario(s) expected to pass failed", len(f))
 	}
@@ -106,4 +116,12 @@ func envFloat(name string, fallback float64) float64 {
 		return v
 	}
 	return fallback
+}
+
+// relPath is path relative to root when inside it: shorter to read, and it works from the root.
+func relPath(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
 }

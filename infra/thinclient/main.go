@@ -1,10 +1,12 @@
 // Command thinclient runs one task against a Screen Agent API in a headless Chromium, the way
 // the extension would, and prints each step:
 //
-//	go run ./infra/thinclient -base http://127.0.0.1:3000 -url https://example.com -task "Find the contact email"
+//	go run ./infra/thinclient -url https://example.com -task "Find the contact email"
 //
-// The agent's questions are asked on the terminal. -api run uses the run API (-mode careful asks
-// before risky steps); -out keeps a screenshot per step.
+// It talks to the stack `make run` runs in this checkout (found through .local/stack.json) unless
+// -base names an API. The agent's questions are asked on the terminal. -api run uses the run API
+// (-mode careful asks before risky steps); -out keeps a screenshot per step. Answers of 429 and 503
+// with Retry-After are waited out (bounded, each wait printed), as an extension must.
 package main
 
 import (
@@ -19,6 +21,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/screenagent/backend/infra/ddblocal"
+	"github.com/screenagent/backend/infra/localstack"
 	"github.com/screenagent/backend/infra/thinclient/browser"
 	"github.com/screenagent/backend/infra/thinclient/drive"
 )
@@ -31,7 +35,7 @@ func main() {
 }
 
 func run() error {
-	base := flag.String("base", "http://127.0.0.1:3000", "API base URL")
+	base := flag.String("base", "", "API base URL (default: the API of the make run stack of this checkout)")
 	email := flag.String("email", envOr("DEMO_EMAIL", "demo@example.com"), "login email")
 	password := flag.String("password", envOr("DEMO_PASSWORD", "demo-password-123"), "login password")
 	api := flag.String("api", "interact", "interact or run")
@@ -48,6 +52,18 @@ func run() error {
 	}
 	if *api != "interact" && *api != "run" {
 		return fmt.Errorf("-api must be interact or run, got %q", *api)
+	}
+	if *base == "" {
+		root, err := ddblocal.RepoRoot()
+		if err != nil {
+			return err
+		}
+		st, err := localstack.Find(root, "-base URL")
+		if err != nil {
+			return err
+		}
+		*base = st.API
+		fmt.Fprintf(os.Stderr, "thinclient: talking to %s\n", st.Describe())
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

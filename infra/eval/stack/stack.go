@@ -112,7 +112,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	}
 	emu, err := emulator.New(emulator.Config{
 		Template: tmpl, Root: root, Env: sam.Env{Resources: names}, Overrides: overrides,
-		BuildDir: buildDir, Logger: slog.New(slog.NewJSONHandler(log, nil)),
+		BuildDir: buildDir, Logger: slog.New(slog.NewJSONHandler(log, nil)), Output: log,
 	})
 	if err != nil {
 		return nil, err

@@ -156,6 +156,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Waits on the API's Retry-After belong with the stack's logs, not the one line per case.
+	api.Waiter.Notify = cmp.Or[io.Writer](cfg.Log, io.Discard)
 	b, err := browser.Launch(ctx, browser.Options{HostResolverRules: "MAP *.test 127.0.0.1", Log: cfg.Log})
 	if err != nil {
 		return nil, err

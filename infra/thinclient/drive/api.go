@@ -19,6 +19,8 @@ type API struct {
 	base  string
 	token string
 	http  *http.Client
+	// Waiter waits out the API's 429 and 503 answers with Retry-After.
+	Waiter Waiter
 }
 
 // callTimeout bounds one API call: a step is an LLM call inside a 29-second function budget.
@@ -50,23 +52,39 @@ type APIError struct {
 
 func (e *APIError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Body) }
 
+// post sends in and decodes the answer into out. A refusal with Retry-After (429, 503) changed
+// nothing on the server, so the same request is sent again after the wait.
 func (a *API) post(ctx context.Context, path string, in, out any) error {
 	body, err := json.Marshal(in)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.base+path, bytes.NewReader(body))
-	if err != nil {
-		return err
+	for waited := 0; ; waited++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.base+path, bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if a.token != "" {
+			req.Header.Set("Authorization", "Bearer "+a.token)
+		}
+		resp, err := a.http.Do(req)
+		if err != nil {
+			return err
+		}
+		d, again := retryAfter(resp, waited)
+		if !again {
+			return a.read(resp, path, out)
+		}
+		resp.Body.Close()
+		if err := a.Waiter.wait(ctx, "POST "+path, resp.StatusCode, d, waited+1); err != nil {
+			return err
+		}
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if a.token != "" {
-		req.Header.Set("Authorization", "Bearer "+a.token)
-	}
-	resp, err := a.http.Do(req)
-	if err != nil {
-		return err
-	}
+}
+
+// read decodes a final answer: out for 2xx, else an *APIError with the body.
+func (a *API) read(resp *http.Response, path string, out any) error {
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if err != nil {
