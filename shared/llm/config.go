@@ -48,10 +48,17 @@ func (e *NotConfiguredError) Error() string {
 // Is makes errors.Is(err, ErrNotConfigured) hold.
 func (e *NotConfiguredError) Is(target error) bool { return target == ErrNotConfigured }
 
-// Advice tells the person running the deployment what to set. It names settings, never values.
+// Advice tells the person running the deployment what to set and where: the functions read their
+// environment at start, so locally the stack must be restarted with it. It names settings, never
+// values.
 func (e *NotConfiguredError) Advice() string {
-	return fmt.Sprintf("No language model is configured: set %s (locally in your shell or infra/env.json; in AWS through the stack's parameters).",
-		strings.Join(e.Missing, " and "))
+	example := ""
+	if len(e.Missing) > 0 {
+		example = strings.Fields(e.Missing[0])[0]
+	}
+	return fmt.Sprintf("No language model is configured: set %s in the backend's environment. Locally, restart the stack with it "+
+		"(stop make run, then %s=... make run) or put it in infra/env.json; in AWS, set it through the stack's parameters.",
+		strings.Join(e.Missing, " and "), example)
 }
 
 // Settings is the resolved configuration of one provider: what the client in llm/provider is built

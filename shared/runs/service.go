@@ -227,6 +227,10 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 		})
 		if d, err = s.decide(ctx, system, user, page); err != nil || d.invalid != "" {
 			// The run stays exactly as it was: the client retries the step.
+			if errors.Is(err, llm.ErrNotConfigured) {
+				// Not an outage: the cold start logged what to set, and the edge answers with it.
+				return StepResponse{}, err
+			}
 			reason := "The model did not choose a valid action: " + d.invalid
 			if err != nil {
 				reason = "The language model is unavailable: " + llmReason(err)

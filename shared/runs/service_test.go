@@ -1,9 +1,11 @@
 package runs_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"strings"
 	"sync"
@@ -193,10 +195,16 @@ func TestCorrectionSkippedWithoutTime(t *testing.T) {
 func TestUnconfiguredLLM(t *testing.T) {
 	f := newFixture(t)
 	f.svc.LLM = llm.Unconfigured{Err: &llm.NotConfiguredError{Provider: "openai", Missing: []string{"OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN"}}}
+	var logs bytes.Buffer
+	f.svc.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 	id := f.start(t, runs.ModeAutonomous)
 	_, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: page})
 	if !errors.Is(err, llm.ErrNotConfigured) {
 		t.Fatalf("step error = %v, want ErrNotConfigured", err)
+	}
+	// A missing setting is not an unreachable model: no log line may say it is.
+	if strings.Contains(logs.String(), "unavailable") || strings.Contains(logs.String(), "could not be reached") {
+		t.Errorf("logs %q call a model that is not configured unavailable", logs.String())
 	}
 	// The run goes on once a model is configured.
 	if got, _ := f.svc.Get(context.Background(), "ten-a", "u-1", id); got.State.Status != runs.StatusCreated || got.State.CurrentStep != 0 {

@@ -34,7 +34,7 @@ func TestWriteError(t *testing.T) {
 		{"database", fmt.Errorf("get run: %w", &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "GetItem", Err: errors.New("refused")}), 500,
 			`{"error":"DATABASE_ERROR","message":"A database error occurred."}`},
 		{"no model configured", fmt.Errorf("run step: %w", &llm.NotConfiguredError{Provider: "openai", Missing: []string{"OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN"}}), 503,
-			`{"error":"LLM_ERROR","message":"No language model is configured: set OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN (locally in your shell or infra/env.json; in AWS through the stack's parameters). The run is unchanged."}`},
+			`{"error":"LLM_ERROR","message":"No language model is configured: set OPENAI_API_KEY or OPENAI_API_KEY_SECRET_ARN in the backend's environment. Locally, restart the stack with it (stop make run, then OPENAI_API_KEY=... make run) or put it in infra/env.json; in AWS, set it through the stack's parameters. The run is unchanged."}`},
 		{"anything else", errors.New("secret internals"), 500, `{"error":"INTERNAL_ERROR","message":"An internal error occurred."}`},
 		{"llm", &runs.LLMError{Message: "The language model is unavailable: no reply in time. The run is unchanged: retry the step.", Err: errors.New("secret provider text")}, 503,
 			`{"error":"LLM_ERROR","message":"The language model is unavailable: no reply in time. The run is unchanged: retry the step."}`},
