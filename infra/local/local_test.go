@@ -171,3 +171,18 @@ func TestDataNotice(t *testing.T) {
 		}
 	}
 }
+
+func TestDynamoLogShowsInstallLines(t *testing.T) {
+	var file, terminal bytes.Buffer
+	w := &prefixTee{all: &file, some: &terminal, prefix: []byte("ddblocal: ")}
+	in := "ddblocal: installing DynamoDB Local (npm ci in x)\nInitializing DynamoDB Local with the following configuration:\n"
+	if _, err := w.Write([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	if file.String() != in {
+		t.Errorf("file got %q, want everything %q", file.String(), in)
+	}
+	if want := "ddblocal: installing DynamoDB Local (npm ci in x)\n"; terminal.String() != want {
+		t.Errorf("terminal got %q, want only the install line %q", terminal.String(), want)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"log/slog"
@@ -64,3 +65,29 @@ func (l *runLogs) notice(root string) string {
 }
 
 func (l *runLogs) Close() error { return l.file.Close() }
+
+// dynamoLog is DynamoDB Local's log: the server's output goes to the file, and the launcher's own
+// lines about installing it (npm, Java: minutes on a new machine) to the terminal too, so a first
+// start never looks stuck.
+func (l *runLogs) dynamoLog() io.Writer {
+	if l.verbose {
+		return l.detail()
+	}
+	return &prefixTee{all: l.file, some: l.terminal, prefix: []byte("ddblocal: ")}
+}
+
+// prefixTee writes everything to all and the lines that start with prefix to some as well. Its
+// writers write whole lines.
+type prefixTee struct {
+	all, some io.Writer
+	prefix    []byte
+}
+
+func (t *prefixTee) Write(p []byte) (int, error) {
+	for line := range bytes.Lines(p) {
+		if bytes.HasPrefix(line, t.prefix) {
+			t.some.Write(line)
+		}
+	}
+	return t.all.Write(p)
+}

@@ -206,7 +206,7 @@ func run(ctx context.Context, args []string) error {
 		}
 	}
 	fmt.Fprintln(os.Stderr, dataNotice(dir, *fresh))
-	db, err := ddblocal.Start(ctx, ddblocal.Options{Port: *port, Log: logs.detail(), DataDir: dir})
+	db, err := ddblocal.Start(ctx, ddblocal.Options{Port: *port, Log: logs.dynamoLog(), DataDir: dir})
 	if err != nil {
 		return err
 	}
