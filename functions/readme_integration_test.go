@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -15,28 +16,46 @@ import (
 	"github.com/screenagent/backend/shared/stacktest"
 )
 
-// runnableBlock is a README example marked to run: a fenced block whose info string is
+// runnableBlock is a documented example marked to run: a fenced block whose info string is
 // "sh runnable".
 var runnableBlock = regexp.MustCompile("(?ms)^```sh runnable\n(.*?)^```")
 
-// Every runnable shell example of the README runs, in the order written, in one shell against a
-// stack like the one `make run` starts (the demo account seeded, no model configured), from the
-// repository root. Each answer is checked against the contract as in every stack test.
+// documentedExamples returns the runnable examples of README.md, then of docs/*.md by file name:
+// the README's first requests set the token the pages' examples use.
+func documentedExamples(t *testing.T, root string) (blocks []string, perFile map[string]int) {
+	t.Helper()
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(pages)
+	perFile = map[string]int{}
+	for _, path := range append([]string{filepath.Join(root, "README.md")}, pages...) {
+		text, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, path)
+		for _, m := range runnableBlock.FindAllStringSubmatch(string(text), -1) {
+			blocks = append(blocks, m[1])
+			perFile[rel]++
+		}
+	}
+	return blocks, perFile
+}
+
+// Every runnable shell example of the README and the docs pages runs, in the order written, in
+// one shell against a stack like the one `make run` starts (the demo account seeded, no model
+// configured), from the repository root. Each answer is checked against the contract as in every
+// stack test.
 func TestReadmeExamplesRun(t *testing.T) {
 	root, err := ddblocal.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var blocks []string
-	for _, m := range runnableBlock.FindAllStringSubmatch(string(readme), -1) {
-		blocks = append(blocks, m[1])
-	}
-	if len(blocks) < 5 {
-		t.Fatalf("found %d runnable examples in README.md, want the quick start's and the sections'", len(blocks))
+	blocks, perFile := documentedExamples(t, root)
+	if perFile["README.md"] < 1 || perFile[filepath.Join("docs", "api.md")] < 5 {
+		t.Fatalf("found runnable examples %v, want the README's first requests and the API page's sections", perFile)
 	}
 
 	stack := stacktest.New(t, stacktest.Options{Env: map[string]string{"OPENAI_API_KEY": ""}})
@@ -57,7 +76,7 @@ func TestReadmeExamplesRun(t *testing.T) {
 	)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("README examples failed: %v\n%s", err, out)
+		t.Fatalf("documented examples failed: %v\n%s", err, out)
 	}
 	for _, want := range []string{
 		`"status":"healthy"`,
@@ -72,7 +91,46 @@ func TestReadmeExamplesRun(t *testing.T) {
 		`{"success":true}`,                  // the run cancelled
 	} {
 		if !strings.Contains(string(out), want) {
-			t.Errorf("README examples' output lacks %s:\n%s", want, out)
+			t.Errorf("documented examples' output lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// mdLink is a Markdown link's target.
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// The README and the docs pages stand alone for someone who has only the repository: every link
+// names a file of the repository that exists, none a page elsewhere or a path outside it.
+func TestDocsLinksStayInRepository(t *testing.T) {
+	root, err := ddblocal.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range append([]string{filepath.Join(root, "README.md")}, pages...) {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, page)
+		for _, m := range mdLink.FindAllStringSubmatch(string(text), -1) {
+			target, _, _ := strings.Cut(m[1], "#")
+			if target == "" {
+				continue // an anchor on the same page
+			}
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				t.Errorf("%s links to %s, outside the repository", rel, m[1])
+				continue
+			}
+			abs := filepath.Join(filepath.Dir(page), target)
+			if inside, err := filepath.Rel(root, abs); err != nil || strings.HasPrefix(inside, "..") {
+				t.Errorf("%s links to %s, outside the repository", rel, m[1])
+			} else if _, err := os.Stat(abs); err != nil {
+				t.Errorf("%s links to %s, which does not exist", rel, m[1])
+			}
 		}
 	}
 }
