@@ -53,6 +53,8 @@ func TestStepSummary(t *testing.T) {
 		{"other request", `{"msg":"request","status":200,"route":"GET /api/health"}`, ""},
 		{"not a request line", `{"msg":"built","action":"x","step":1}`, ""},
 		{"failed step has no action", `{"msg":"request","status":500,"code":"LLM_ERROR"}`, ""},
+		{"warning", `{"level":"WARN","msg":"LLM not configured: agent steps will fail with LLM_ERROR","error":"llm not configured (openai): missing OPENAI_API_KEY"}`,
+			"warn LLM not configured: agent steps will fail with LLM_ERROR llm not configured (openai): missing OPENAI_API_KEY"},
 		{"plain text", `panic: something`, ""},
 	}
 	for _, tc := range cases {
@@ -75,7 +77,7 @@ func TestStepLogSplitsLogFromTerminal(t *testing.T) {
 	if raw.String() != in {
 		t.Errorf("log file got %q, want every line unchanged %q", raw.String(), in)
 	}
-	want := "step  task abc #1  finish() -> completed  (200, 1 ms)\nerror GET /api/session  store failed  throttled\n"
+	want := "step  task abc #1  finish() -> completed  (200, 1 ms)\nerror GET /api/session store failed throttled\n"
 	if terminal.String() != want {
 		t.Errorf("terminal got %q, want %q", terminal.String(), want)
 	}

@@ -51,19 +51,20 @@ func (s *stepLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// stepSummary is the readable line for a request log line of an agent step or for an error
-// line, or "".
+// stepSummary is the readable line for a request log line of an agent step or for a warning or
+// error, or "".
 func stepSummary(line []byte) string {
 	line = bytes.TrimSpace(line)
-	if !bytes.HasPrefix(line, []byte("{")) || !(bytes.Contains(line, []byte(`"action"`)) || bytes.Contains(line, []byte(`"ERROR"`))) {
+	if !bytes.HasPrefix(line, []byte("{")) || !(bytes.Contains(line, []byte(`"action"`)) || bytes.Contains(line, []byte(`"ERROR"`)) || bytes.Contains(line, []byte(`"WARN"`))) {
 		return ""
 	}
 	var l requestLine
 	if json.Unmarshal(line, &l) != nil {
 		return ""
 	}
-	if l.Level == "ERROR" {
-		return strings.TrimRight(fmt.Sprintf("error %s  %s  %s", l.Route, l.Msg, l.Error), " ")
+	// Warnings and errors are rare and each says something to act on (e.g. no model configured).
+	if l.Level == "ERROR" || l.Level == "WARN" {
+		return strings.Join(strings.Fields(strings.Join([]string{strings.ToLower(l.Level), l.Route, l.Msg, l.Error}, " ")), " ")
 	}
 	if l.Msg != "request" || l.Step == nil || l.Action == "" {
 		return ""

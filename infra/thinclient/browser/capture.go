@@ -13,7 +13,7 @@ type Capture struct {
 	URL   string
 	Title string
 	// DOM is the interact API's `dom`: simplified HTML of what is visible, where each element a
-	// user can act on carries a numeric id. See the README, "The dom format".
+	// user can act on carries a numeric id. See docs/api.md, "The dom format".
 	DOM string
 	// Snapshot is the run API's PageSnapshot: the viewport's text and its interactive elements,
 	// identified by their data-agent-id.
