@@ -83,60 +83,80 @@ func TestStepLogSplitsLogFromTerminal(t *testing.T) {
 	}
 }
 
-// A taken port fails at once with a command that uses free ports, for the API and DynamoDB Local.
+// A taken port fails at once with a command that uses free ports, for each address and for
+// DynamoDB Local.
 func TestListenCheckedSuggestsFreePorts(t *testing.T) {
-	hold := func(addr string) int {
-		l, err := net.Listen("tcp", addr)
+	hold := func() int { // a port held until the test ends: never suggested
+		l, err := net.Listen("tcp", ":0")
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { l.Close() })
 		return l.Addr().(*net.TCPAddr).Port
 	}
-	freePort := func() int { return hold(":0") } // held until the test ends: never suggested
-	suggested := regexp.MustCompile(`make run (ADDR=127\.0\.0\.1:(\d+))? ?(DYNAMODB_PORT=(\d+))?`)
+	suggested := regexp.MustCompile(`make run (ADDR=127\.0\.0\.1:(\d+))? ?(WS_ADDR=127\.0\.0\.1:(\d+))? ?(DYNAMODB_PORT=(\d+))?`)
 	tests := []struct {
-		name                string
-		apiBusy, dynamoBusy bool
+		name                        string
+		apiBusy, wsBusy, dynamoBusy bool
 	}{
-		{"API address taken", true, false},
-		{"DynamoDB port taken", false, true},
-		{"both taken", true, true},
+		{"API address taken", true, false, false},
+		{"second address taken", false, true, false},
+		{"DynamoDB port taken", false, false, true},
+		{"all taken", true, true, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			apiPort, dynamoPort := freePort(), freePort()
+			api, ws, dynamo := hold(), hold(), hold()
+			taken := map[int]bool{api: true, ws: true, dynamo: true}
 			if !tc.apiBusy {
-				apiPort = freeAfter("127.0.0.1", apiPort, dynamoPort)
+				api = freeAfter("127.0.0.1", api, taken)
+				taken[api] = true
+			}
+			if !tc.wsBusy {
+				ws = freeAfter("127.0.0.1", ws, taken)
+				taken[ws] = true
 			}
 			if !tc.dynamoBusy {
-				dynamoPort = freeAfter("", dynamoPort, apiPort)
+				dynamo = freeAfter("", dynamo, taken)
 			}
-			ln, err := listenChecked(fmt.Sprintf("127.0.0.1:%d", apiPort), dynamoPort)
+			lns, err := listenChecked(dynamo,
+				listenSpec{addr: fmt.Sprintf("127.0.0.1:%d", api), what: "the API", makeVar: "ADDR", flag: "--addr"},
+				listenSpec{addr: fmt.Sprintf("127.0.0.1:%d", ws), what: "the WebSocket API", makeVar: "WS_ADDR", flag: "--ws-addr"})
 			if err == nil {
-				ln.Close()
-				t.Fatal("got a listener, want an error naming the taken port")
+				for _, l := range lns {
+					l.Close()
+				}
+				t.Fatal("got listeners, want an error naming the taken port")
 			}
 			m := suggested.FindStringSubmatch(err.Error())
-			if m == nil || (m[1] != "") != tc.apiBusy || (m[3] != "") != tc.dynamoBusy {
+			if m == nil || (m[1] != "") != tc.apiBusy || (m[3] != "") != tc.wsBusy || (m[5] != "") != tc.dynamoBusy {
 				t.Fatalf("got %q, want a make run command choosing exactly the taken ports", err)
 			}
-			for _, p := range []string{m[2], m[4]} {
+			seen := map[string]bool{}
+			for _, p := range []string{m[2], m[4], m[6]} {
 				if p == "" {
 					continue
 				}
+				if seen[p] {
+					t.Errorf("port %s suggested twice in %q", p, err)
+				}
+				seen[p] = true
 				n, _ := strconv.Atoi(p)
 				if free("", n) != nil {
 					t.Errorf("suggested port %d is not free", n)
 				}
 			}
+			// The addresses that were free are free again: nothing is left listening.
+			if !tc.apiBusy && free("127.0.0.1", api) != nil {
+				t.Errorf("the API's free port %d is still held after the failure", api)
+			}
 		})
 	}
-	ln, err := listenChecked("127.0.0.1:0", freeAfter("", freePort(), 0))
-	if err != nil {
-		t.Fatalf("free ports: got %v, want a listener", err)
+	lns, err := listenChecked(freeAfter("", hold(), nil), listenSpec{addr: "127.0.0.1:0", what: "the API", makeVar: "ADDR", flag: "--addr"})
+	if err != nil || len(lns) != 1 {
+		t.Fatalf("free ports: got %d listeners, %v; want 1, nil", len(lns), err)
 	}
-	ln.Close()
+	lns[0].Close()
 }
 
 func TestBuildReporter(t *testing.T) {

@@ -160,10 +160,11 @@ func run(ctx context.Context, args []string) error {
 	// Listen first: a taken port should fail before minutes of setup, not after. Until the API
 	// is ready every request gets a prompt 503 saying what the stack is doing, rather than a
 	// connection that hangs.
-	ln, err := listenChecked(*addr, *port)
+	lns, err := listenChecked(*port, listenSpec{addr: *addr, what: "the API", makeVar: "ADDR", flag: "--addr"})
 	if err != nil {
 		return err
 	}
+	ln := lns[0]
 	g := newGate("starting DynamoDB Local")
 	srv := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)

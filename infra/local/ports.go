@@ -9,41 +9,78 @@ import (
 	"syscall"
 )
 
-// listenChecked listens on the API's address after checking that DynamoDB Local's port is free
-// too, so that a taken port fails at once, not after minutes of setup, with a command that
-// uses free ports.
-func listenChecked(addr string, dynamoPort int) (net.Listener, error) {
-	host, apiPort, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("--addr %q is not host:port (e.g. 127.0.0.1:3000): %w", addr, err)
+// listenSpec is an address the stack listens on, with what chooses it.
+type listenSpec struct {
+	addr string
+	// what it serves, for the message ("the API").
+	what string
+	// makeVar and flag choose it: make run's variable and the launcher's flag.
+	makeVar, flag string
+}
+
+// listenChecked listens on every address after checking that DynamoDB Local's port is free too,
+// so that a taken port fails at once, not after minutes of setup, with a command that uses free
+// ports. The listeners are in the order of specs.
+func listenChecked(dynamoPort int, specs ...listenSpec) ([]net.Listener, error) {
+	var (
+		lns         []net.Listener
+		lines, vars []string
+		flags       []string
+		taken       = map[int]bool{dynamoPort: true}
+	)
+	closeAll := func() {
+		for _, l := range lns {
+			l.Close()
+		}
 	}
-	ln, apiErr := net.Listen("tcp", addr)
-	if apiErr != nil && !errors.Is(apiErr, syscall.EADDRINUSE) {
-		return nil, fmt.Errorf("listen on %s: %w", addr, apiErr)
+	type busy struct {
+		spec       listenSpec
+		host       string
+		port       int
+		forDynamoD bool
+	}
+	var busies []busy
+	for _, s := range specs {
+		host, p, err := net.SplitHostPort(s.addr)
+		port, perr := strconv.Atoi(p)
+		if err != nil || perr != nil {
+			closeAll()
+			return nil, fmt.Errorf("%s %q is not host:port (e.g. 127.0.0.1:3000)", s.flag, s.addr)
+		}
+		taken[port] = true
+		ln, err := net.Listen("tcp", s.addr)
+		switch {
+		case err == nil:
+			lns = append(lns, ln)
+		case errors.Is(err, syscall.EADDRINUSE):
+			busies = append(busies, busy{spec: s, host: host, port: port})
+		default:
+			closeAll()
+			return nil, fmt.Errorf("listen on %s: %w", s.addr, err)
+		}
 	}
 	// DynamoDB Local binds every interface.
-	dynErr := free("", dynamoPort)
-	if apiErr == nil && dynErr == nil {
-		return ln, nil
+	if free("", dynamoPort) != nil {
+		busies = append(busies, busy{spec: listenSpec{what: "DynamoDB Local", makeVar: "DYNAMODB_PORT", flag: "--dynamodb-port"}, port: dynamoPort, forDynamoD: true})
 	}
-	if ln != nil {
-		ln.Close()
+	if len(busies) == 0 {
+		return lns, nil
 	}
-	var lines, makeArgs, flags []string
-	if apiErr != nil {
-		p, _ := strconv.Atoi(apiPort)
-		next := net.JoinHostPort(host, strconv.Itoa(freeAfter(host, p, dynamoPort)))
-		lines = append(lines, fmt.Sprintf("%s is already in use (another `make run`, or another program), so the API cannot listen there.", addr))
-		makeArgs, flags = append(makeArgs, "ADDR="+next), append(flags, "--addr "+next)
-	}
-	if dynErr != nil {
-		apiP, _ := strconv.Atoi(apiPort)
-		next := strconv.Itoa(freeAfter("", dynamoPort, apiP))
-		lines = append(lines, fmt.Sprintf("Port %d is already in use, so DynamoDB Local cannot start there.", dynamoPort))
-		makeArgs, flags = append(makeArgs, "DYNAMODB_PORT="+next), append(flags, "--dynamodb-port "+next)
+	closeAll()
+	for _, b := range busies {
+		next := freeAfter(b.host, b.port, taken)
+		taken[next] = true
+		if b.forDynamoD {
+			lines = append(lines, fmt.Sprintf("Port %d is already in use, so DynamoDB Local cannot start there.", b.port))
+			vars, flags = append(vars, b.spec.makeVar+"="+strconv.Itoa(next)), append(flags, b.spec.flag+" "+strconv.Itoa(next))
+			continue
+		}
+		addr := net.JoinHostPort(b.host, strconv.Itoa(next))
+		lines = append(lines, fmt.Sprintf("%s is already in use (another `make run`, or another program), so %s cannot listen there.", b.spec.addr, b.spec.what))
+		vars, flags = append(vars, b.spec.makeVar+"="+addr), append(flags, b.spec.flag+" "+addr)
 	}
 	return nil, fmt.Errorf("%s\nChoose free ports, e.g.:  make run %s   (or: local run %s)",
-		strings.Join(lines, "\n"), strings.Join(makeArgs, " "), strings.Join(flags, " "))
+		strings.Join(lines, "\n"), strings.Join(vars, " "), strings.Join(flags, " "))
 }
 
 // free reports whether port can be bound on host ("" for every interface).
@@ -55,11 +92,11 @@ func free(host string, port int) error {
 	return l.Close()
 }
 
-// freeAfter is the first port after port that is free on host and is not avoid; when none of
-// the next hundred is, one the kernel picks.
-func freeAfter(host string, port, avoid int) int {
+// freeAfter is the first port after port that is free on host and not taken by another choice;
+// when none of the next hundred is, one the kernel picks.
+func freeAfter(host string, port int, taken map[int]bool) int {
 	for p := port + 1; p <= port+100 && p < 65536; p++ {
-		if p != avoid && free(host, p) == nil {
+		if !taken[p] && free(host, p) == nil {
 			return p
 		}
 	}
