@@ -110,6 +110,7 @@ func TestDocsLinksStayInRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	linked := map[string]bool{}
 	for _, page := range append([]string{filepath.Join(root, "README.md")}, pages...) {
 		text, err := os.ReadFile(page)
 		if err != nil {
@@ -117,6 +118,9 @@ func TestDocsLinksStayInRepository(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(root, page)
 		for _, m := range mdLink.FindAllStringSubmatch(string(text), -1) {
+			if rel == "README.md" {
+				linked[strings.SplitN(m[1], "#", 2)[0]] = true
+			}
 			target, _, _ := strings.Cut(m[1], "#")
 			if target == "" {
 				continue // an anchor on the same page
@@ -131,6 +135,13 @@ func TestDocsLinksStayInRepository(t *testing.T) {
 			} else if _, err := os.Stat(abs); err != nil {
 				t.Errorf("%s links to %s, which does not exist", rel, m[1])
 			}
+		}
+	}
+	// The README is the way in: every page under docs/ is reachable from it.
+	for _, page := range pages {
+		rel, _ := filepath.Rel(root, page)
+		if !linked[filepath.ToSlash(rel)] {
+			t.Errorf("README.md does not link to %s", rel)
 		}
 	}
 }
