@@ -261,7 +261,7 @@ func run(ctx context.Context, args []string) error {
 	}
 
 	g.open(emu.Handler())
-	fmt.Fprintf(os.Stderr, "\nAPI ready on http://%s  (try: curl -s http://%s/api/health; echo)\n%s\n"+
+	fmt.Fprintf(os.Stderr, "\nAPI ready on http://%s  (try: curl -s -w '\\n' http://%s/api/health)\n%s\n"+
 		"The admin CLI and the thin client of this checkout find this stack through %s.\nCtrl-C stops everything.\n\n",
 		*addr, *addr, demo, relTo(p.root, record))
 
@@ -332,7 +332,7 @@ func seedDemo(ctx context.Context, client *dynamodb.Client, accountsTable, addr 
 		return "", err
 	}
 	body := fmt.Sprintf(`{"email":%q,"password":%q}`, email, password)
-	return fmt.Sprintf("Demo login (organization %q): curl -s -X POST http://%s/api/v1/auth/login -H 'Content-Type: application/json' -d '%s'", org, addr, body), nil
+	return fmt.Sprintf("Demo login (organization %q): curl -s -w '\\n' -X POST http://%s/api/v1/auth/login -H 'Content-Type: application/json' -d '%s'", org, addr, body), nil
 }
 
 func envOr(name, fallback string) string {
