@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -328,5 +329,34 @@ func TestCommandReachesTheRunningStack(t *testing.T) {
 	}
 	if _, err := f.store.GetOrganizationByName(t.Context(), "Acme"); err != nil {
 		t.Errorf("the organization is not in the running stack's table: %v", err)
+	}
+}
+
+// A DynamoDB that does not answer or lacks the table is told as what to do, not as the SDK's error
+// (the admin helper fails any message that shows the store's internals).
+func TestStoreFailuresSayWhatToDo(t *testing.T) {
+	f := newFixture(t)
+	refused := func() string { // a port nothing listens on
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		return "http://" + l.Addr().String()
+	}()
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"nothing listens", map[string]string{"DYNAMODB_ENDPOINT": refused}, "does not answer: is its stack still running?"},
+		{"no such table", map[string]string{"DYNAMODB_ENDPOINT": f.env["DYNAMODB_ENDPOINT"], "ACCOUNTS_TABLE": "NoSuchTable"}, "(NoSuchTable or KnowledgeTable) does not exist"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := admin(t, tc.env, "", "user", "list"); r.code != 1 || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("got exit %d, stderr %q; want 1 saying %q", r.code, r.stderr, tc.want)
+			}
+		})
 	}
 }
