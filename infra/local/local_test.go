@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -206,5 +207,39 @@ func TestDynamoLogShowsInstallLines(t *testing.T) {
 	}
 	if want := "ddblocal: installing DynamoDB Local (npm ci in x)\n"; terminal.String() != want {
 		t.Errorf("terminal got %q, want only the install line %q", terminal.String(), want)
+	}
+}
+
+// Quiet by default: the launcher's own info lines go only to the file, warnings to the terminal
+// too; verbose shows everything in both.
+func TestRunLogs(t *testing.T) {
+	for _, verbose := range []bool{false, true} {
+		t.Run(fmt.Sprintf("verbose=%v", verbose), func(t *testing.T) {
+			var terminal bytes.Buffer
+			logs, err := openRunLogs(t.TempDir(), "3100", verbose, &terminal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			logger := logs.logger()
+			logger.Info("built", "function", "HealthFunction")
+			logger.Warn("env.json variable is not declared in the template", "variable", "X")
+			logs.Close()
+			file, err := os.ReadFile(logs.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(file), `"msg":"built"`) || !strings.Contains(string(file), `"level":"WARN"`) {
+				t.Errorf("log file %q, want both lines as JSON", file)
+			}
+			if got := strings.Contains(terminal.String(), "built"); got != verbose {
+				t.Errorf("terminal %q shows the info line: %v, want %v", terminal.String(), got, verbose)
+			}
+			if !strings.Contains(terminal.String(), "env.json variable is not declared") {
+				t.Errorf("terminal %q, want the warning", terminal.String())
+			}
+			if !strings.Contains(logs.notice("/"), "run-3100.log") {
+				t.Errorf("notice %q, want the log file's path", logs.notice("/"))
+			}
+		})
 	}
 }
