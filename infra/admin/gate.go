@@ -7,7 +7,7 @@ import (
 
 	"github.com/screenagent/backend/infra/admin/provision"
 	"github.com/screenagent/backend/shared/accounts"
-	"github.com/screenagent/backend/shared/runs/gate"
+	"github.com/screenagent/backend/shared/trust/gate"
 )
 
 // listFlag is a flag that may be given many times, each value appended.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/screenagent/backend/shared/runs/gate"
+	"github.com/screenagent/backend/shared/trust/gate"
 )
 
 // Security gate (PROXY_SERVER_ARCHITECTURE.md §4.2, "Security Gate"): actions that may spend

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/screenagent/backend/shared/runs/gate"
+	"github.com/screenagent/backend/shared/trust/gate"
 )
 
 func TestCheckGate(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/screenagent/backend/shared/llm"
-	"github.com/screenagent/backend/shared/runs/gate"
+	"github.com/screenagent/backend/shared/trust/gate"
 )
 
 // Store keeps runs: a header per run and its history entries.

@@ -17,7 +17,7 @@ import (
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/runs"
-	"github.com/screenagent/backend/shared/runs/gate"
+	"github.com/screenagent/backend/shared/trust/gate"
 	"github.com/screenagent/backend/shared/runs/runsdb"
 )
 

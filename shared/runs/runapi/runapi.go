@@ -22,7 +22,7 @@ import (
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/ratelimit"
 	"github.com/screenagent/backend/shared/runs"
-	"github.com/screenagent/backend/shared/runs/gate"
+	"github.com/screenagent/backend/shared/trust/gate"
 	"github.com/screenagent/backend/shared/runs/runsdb"
 )
 
