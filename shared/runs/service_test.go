@@ -17,8 +17,8 @@ import (
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/runs"
-	"github.com/screenagent/backend/shared/trust/gate"
 	"github.com/screenagent/backend/shared/runs/runsdb"
+	"github.com/screenagent/backend/shared/trust/gate"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }

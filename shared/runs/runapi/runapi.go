@@ -22,8 +22,8 @@ import (
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/ratelimit"
 	"github.com/screenagent/backend/shared/runs"
-	"github.com/screenagent/backend/shared/trust/gate"
 	"github.com/screenagent/backend/shared/runs/runsdb"
+	"github.com/screenagent/backend/shared/trust/gate"
 )
 
 type errorBody struct {
