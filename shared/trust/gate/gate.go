@@ -58,10 +58,10 @@ func (c Custom) Validate() error {
 	return nil
 }
 
-// Rules are the built-in terms and a tenant's additions, compiled.
+// Rules are the built-in words and a tenant's additions, compiled.
 type Rules struct {
-	labels, identifiers, payment, cart *lexicon
-	patterns                           []pattern
+	labels, totals, payment, cart, urlCounter *lexicon
+	patterns                                  []pattern
 }
 
 // builtin compiles the tenant-free rules once, on first use: functions that link the gate
@@ -80,32 +80,40 @@ func New(c Custom) *Rules {
 }
 
 func compile(c Custom) *Rules {
-	r := &Rules{labels: newLexicon(), identifiers: newLexicon(), payment: newLexicon(), cart: newLexicon()}
+	r := &Rules{labels: newLexicon(), totals: newLexicon(), payment: newLexicon(), cart: newLexicon(), urlCounter: newLexicon()}
 	for _, l := range languages {
-		for _, t := range l.strong {
-			r.labels.add(t, strong)
-			r.identifiers.add(t, strong)
-		}
-		for _, t := range l.weak {
-			r.labels.add(t, weak)
-		}
-		for _, t := range l.safe {
-			r.labels.add(t, safe)
-			r.identifiers.add(t, safe)
+		for _, set := range []struct {
+			terms []string
+			role  role
+		}{
+			{l.pay, rPay}, {l.imperative, rImperative}, {l.final, rFinal}, {l.object, rObject}, {l.move, rMove},
+			{l.money, rMoney}, {l.proceed, rProceed}, {l.counter, rCounter}, {l.mine, rMine},
+		} {
+			for _, t := range set.terms {
+				r.labels.add(t, set.role)
+			}
 		}
 	}
 	for _, w := range c.Words {
 		if n := utf8.RuneCountInString(strings.TrimSpace(w)); n > 0 && n <= MaxCustomWordLen {
-			r.labels.add(w, strong)
-			r.identifiers.add(w, strong)
+			r.labels.add(w, rCustom)
 		}
 	}
+	for _, t := range leadWords {
+		r.labels.add(t, rLead)
+	}
+	for _, t := range totalWords {
+		r.totals.add(t, rTotal)
+	}
 	for _, t := range paymentURLTerms {
-		r.payment.add(t, strong)
+		r.payment.add(t, rPay)
 	}
 	r.payment.inside = paymentInside
 	for _, t := range cartURLTerms {
-		r.cart.add(t, strong)
+		r.cart.add(t, rPay)
+	}
+	for _, t := range urlCounter {
+		r.urlCounter.add(t, rCounter)
 	}
 	for _, p := range c.URLPatterns {
 		if pt, err := parsePattern(p); err == nil {
@@ -115,17 +123,18 @@ func compile(c Custom) *Rules {
 	return r
 }
 
-// Label returns the risky term a label a user reads (an element's text, accessible name or
-// button value) contains.
-func (r *Rules) Label(s string) (string, bool) {
-	return risky(r.labels.find(Normalize(s)))
+// Label reports whether a label a user reads (an element's text, accessible name, title or
+// button value) commits the user's money, and the amount it names.
+func (r *Rules) Label(s string) (amount string, risky bool) {
+	v := r.judge(s)
+	return v.amount, v.risky
 }
 
-// Identifier returns the risky term a name a developer gave (a form field's name, such as
-// "submitPayment" or "buy_now") contains. Its words are split at case changes, and only strong
-// terms count: "sortOrder" is not an order.
-func (r *Rules) Identifier(s string) (string, bool) {
-	return risky(r.identifiers.find(Normalize(splitCase(s))))
+// Identifier reports whether a name a developer gave (a form field's name, such as
+// "submitPayment" or "buy_now") commits the user's money. Its words are split at case changes:
+// "sortOrder" is not an order.
+func (r *Rules) Identifier(s string) bool {
+	return r.judgeAs(splitCase(strings.NewReplacer("_", " ", "-", " ").Replace(s)), true).risky
 }
 
 // Place is what kind of page a URL is.
@@ -137,34 +146,65 @@ const (
 	Elsewhere Place = iota
 	// Cart is a cart or basket, where submitting a form may place the order.
 	Cart
-	// Payment is a checkout, payment or donation page or host, or one of the tenant's patterns.
+	// Payment is a checkout, payment or donation page or host, a payment provider's page, or one
+	// of the tenant's patterns.
 	Payment
 )
 
 // Place classifies a URL by its host, path, query and fragment.
 func (r *Rules) Place(raw string) Place {
+	p, _ := r.place(raw)
+	return p
+}
+
+// place classifies a URL and says in plain words what made it a payment page.
+func (r *Rules) place(raw string) (Place, string) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		u = &url.URL{Path: raw}
 	}
+	host := strings.ToLower(u.Hostname())
 	for _, p := range r.patterns {
 		if p.match(u) {
-			return Payment
+			return Payment, fmt.Sprintf("the address %s, which your organisation marks as a payment page", shorten(host+u.Path, 120))
 		}
 	}
 	// Hosts are split into labels, paths into segments and query and fragment into their words;
 	// case changes split words too ("/placeOrder").
 	text := strings.Join([]string{
-		strings.ReplaceAll(u.Hostname(), ".", " "), splitCase(u.Path), splitCase(queryText(u.RawQuery)), splitCase(u.Fragment),
+		strings.ReplaceAll(host, ".", " "), splitCase(u.Path), splitCase(queryText(u.RawQuery)), splitCase(u.Fragment),
 	}, " / ")
 	folded := Normalize(text)
-	if _, ok := risky(r.payment.find(folded)); ok {
-		return Payment
+	if r.aboutPayments(u) {
+		return Elsewhere, ""
 	}
-	if _, ok := risky(r.cart.find(folded)); ok {
-		return Cart
+	for _, p := range providerHosts {
+		if host == p || strings.HasSuffix(host, "."+p) {
+			return Payment, fmt.Sprintf("the payment provider's page %s", host)
+		}
 	}
-	return Elsewhere
+	if len(r.payment.find(folded)) > 0 {
+		return Payment, fmt.Sprintf("the checkout or payment address %s", shorten(host+u.Path, 120))
+	}
+	if len(r.cart.find(folded)) > 0 {
+		return Cart, ""
+	}
+	return Elsewhere, ""
+}
+
+// aboutPayments reports whether a URL is a page about payments (documentation, help, articles,
+// the account's lists) rather than one that takes them: a host label or a whole path segment
+// says so. A word inside a longer segment (a campaign's slug "help-the-shelter") does not.
+func (r *Rules) aboutPayments(u *url.URL) bool {
+	segments := strings.Split(strings.ToLower(u.Hostname()), ".")
+	segments = append(segments, strings.Split(u.Path, "/")...)
+	for _, seg := range segments {
+		f := Normalize(strings.NewReplacer("-", " ", "_", " ").Replace(seg))
+		if hits := r.urlCounter.find(f); len(hits) > 0 && covered(f, hits, rCounter) {
+			return true
+		}
+	}
+	return false
 }
 
 // queryText is the query's keys and values, decoded where they decode.

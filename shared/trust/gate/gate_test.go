@@ -62,7 +62,7 @@ func TestIdentifier(t *testing.T) {
 		"payNow": true, "submit_payment": true, "buy-button": true, "placeOrder": true,
 		"sortOrder": false, "orderBy": false, "q": false, "bookmark": false,
 	} {
-		if _, got := Default().Identifier(s); got != want {
+		if got := Default().Identifier(s); got != want {
 			t.Errorf("Identifier(%q) = %v, want %v", s, got, want)
 		}
 	}

@@ -3,21 +3,31 @@ package gate
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
-// strength is how a term counts (see lexicon.go).
-type strength uint8
+// role is what a word does in a label (lexicon.go); a word may play several.
+type role uint16
 
 const (
-	strong strength = iota + 1
-	weak
-	safe
+	rPay role = 1 << iota
+	rImperative
+	rFinal
+	rObject
+	rMove
+	rMoney
+	rProceed
+	rCounter
+	rMine
+	rTotal
+	rLead
+	rCustom // a tenant's own word: risky wherever it appears
 )
 
 // term is one entry of a lexicon, as it was written (for messages).
 type term struct {
-	text     string
-	strength strength
+	text  string
+	roles role
 }
 
 // lexicon is a compiled term list. Terms are keyed by their words run together ("pay now" →
@@ -27,6 +37,8 @@ type lexicon struct {
 	words map[string]term
 	// maxKey is the longest key, in bytes: no window is built past it.
 	maxKey int
+	// stems match the start of a word.
+	stems map[string]term
 	// spaceless are the terms in scripts written without spaces, found anywhere in the text.
 	spaceless []spacelessTerm
 	// inside are found inside words too (URL terms only).
@@ -38,12 +50,20 @@ type spacelessTerm struct {
 	term
 }
 
-// add compiles a term. A risky key keeps its strongest reading; a safe term is kept apart, as it
-// excuses rather than flags.
-func (l *lexicon) add(text string, s strength) {
-	folded := Normalize(text)
+func newLexicon() *lexicon { return &lexicon{words: map[string]term{}, stems: map[string]term{}} }
+
+// add compiles a term with a role; a term already present gains the role.
+func (l *lexicon) add(text string, r role) {
+	stem := strings.HasSuffix(text, "*")
+	folded := Normalize(strings.TrimSuffix(text, "*"))
 	if isSpaceless(folded) {
-		l.spaceless = append(l.spaceless, spacelessTerm{folded, term{text, s}})
+		for i, sp := range l.spaceless {
+			if sp.folded == folded {
+				l.spaceless[i].roles |= r
+				return
+			}
+		}
+		l.spaceless = append(l.spaceless, spacelessTerm{folded, term{text, r}})
 		return
 	}
 	var key strings.Builder
@@ -54,16 +74,18 @@ func (l *lexicon) add(text string, s strength) {
 	if k == "" {
 		return
 	}
-	if s == safe {
-		k = "\x00" + k // its own key space: "order" is risky, "\x00order history" safe
-	} else if old, ok := l.words[k]; ok && old.strength == strong {
-		return
+	m := l.words
+	if stem {
+		m = l.stems
 	}
-	l.words[k] = term{text, s}
+	t, ok := m[k]
+	if !ok {
+		t.text = strings.TrimSuffix(text, "*")
+	}
+	t.roles |= r
+	m[k] = t
 	l.maxKey = max(l.maxKey, len(k))
 }
-
-func newLexicon() *lexicon { return &lexicon{words: map[string]term{}} }
 
 // token is a word of normalized text: a run of letters and digits, at bytes [start, end).
 type token struct {
@@ -73,7 +95,8 @@ type token struct {
 }
 
 // tokenize splits normalized text into words. A digit zero among letters reads as the letter o
-// ("B00K N0W"); a word of digits only is a number (a price, a count).
+// ("B00K N0W"); a word of digits only is a number (a price, a count). Spacing marks belong to
+// their word (the vowel signs of Indic scripts).
 func tokenize(s string) []token {
 	var out []token
 	start := -1
@@ -90,7 +113,7 @@ func tokenize(s string) []token {
 		start = -1
 	}
 	for i, r := range s {
-		if unicode.IsLetter(r) || unicode.IsNumber(r) {
+		if unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mc, r) {
 			if start < 0 {
 				start = i
 			}
@@ -110,7 +133,7 @@ func isSpaceless(s string) bool {
 }
 
 // hit is a term found in a text, at bytes [start, end) of its normalized form; first says it
-// starts at the text's first word that is not a number.
+// starts the text (its first word that is not a number, or its first character).
 type hit struct {
 	term
 	start, end int
@@ -132,52 +155,37 @@ func (l *lexicon) find(s string) []hit {
 		var key strings.Builder
 		for j := i; j < len(toks) && key.Len()+len(toks[j].text) <= l.maxKey; j++ {
 			key.WriteString(toks[j].text)
-			k := key.String()
-			if t, ok := l.words[k]; ok {
-				hits = append(hits, hit{t, toks[i].start, toks[j].end, i == first})
-			}
-			if t, ok := l.words["\x00"+k]; ok {
+			if t, ok := l.words[key.String()]; ok {
 				hits = append(hits, hit{t, toks[i].start, toks[j].end, i == first})
 			}
 		}
+		w := toks[i].text
+		for n := len(w); n > 0; {
+			if t, ok := l.stems[w[:n]]; ok && utf8.RuneCountInString(w[:n]) >= 3 {
+				hits = append(hits, hit{t, toks[i].start, toks[i].end, i == first})
+				break
+			}
+			_, size := utf8.DecodeLastRuneInString(w[:n])
+			n -= size
+		}
 	}
+	lead := strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) })
 	for _, sp := range l.spaceless {
 		for off := 0; ; {
 			i := strings.Index(s[off:], sp.folded)
 			if i < 0 {
 				break
 			}
-			hits = append(hits, hit{sp.term, off + i, off + i + len(sp.folded), false})
+			hits = append(hits, hit{sp.term, off + i, off + i + len(sp.folded), off+i == lead})
 			off += i + len(sp.folded)
 		}
 	}
 	for _, in := range l.inside {
 		for _, t := range toks {
 			if strings.Contains(t.text, in) {
-				hits = append(hits, hit{term{in, strong}, t.start, t.end, false})
+				hits = append(hits, hit{term{in, rPay}, t.start, t.end, false})
 			}
 		}
 	}
 	return hits
-}
-
-// risky returns the first term of hits that commits the user: a strong one, or a weak one that
-// starts the text, unless a safe term around it excuses it.
-func risky(hits []hit) (string, bool) {
-	for _, h := range hits {
-		if h.strength == safe || h.strength == weak && !h.first {
-			continue
-		}
-		excused := false
-		for _, s := range hits {
-			if s.strength == safe && s.start <= h.start && h.end <= s.end {
-				excused = true
-				break
-			}
-		}
-		if !excused {
-			return h.text, true
-		}
-	}
-	return "", false
 }
