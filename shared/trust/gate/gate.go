@@ -99,6 +99,9 @@ func compile(c Custom) *Rules {
 			r.labels.add(w, rCustom)
 		}
 	}
+	for _, t := range forWords {
+		r.labels.add(t, rFor)
+	}
 	for _, t := range leadWords {
 		r.labels.add(t, rLead)
 	}

@@ -1,6 +1,9 @@
 package gate
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // verdict is the judgement of one label.
 type verdict struct {
@@ -56,7 +59,8 @@ func (r *Rules) judgeAs(s string, identifier bool) verdict {
 		roles&rImperative != 0 && money ||
 		apart(hits, rFinal, rObject) ||
 		roles&rMove != 0 && (hasAmount || apart(hits, rMove, rMoney)) ||
-		roles&rObject != 0 && hasAmount
+		roles&rObject != 0 && hasAmount ||
+		priced(f, hits, amount)
 	return v
 }
 
@@ -83,6 +87,21 @@ func leadingWord(s string, hits []hit) int {
 		}
 	}
 	return -1
+}
+
+// priced reports whether the amount is the price of what the label does: a word such as "for"
+// or "für" stands right before it.
+func priced(s string, hits []hit, amount string) bool {
+	if amount == "" {
+		return false
+	}
+	at := strings.Index(s, amount)
+	for _, h := range hits {
+		if h.roles&rFor != 0 && h.end <= at && strings.TrimSpace(s[h.end:at]) == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // apart reports whether two different words of hits play roles a and b.

@@ -22,7 +22,7 @@ const (
 // gate_fresh.tsv, written before the gate judged words by their roles. It holds each to the
 // targets and reports recall, false alarms and the score of each language.
 func TestLabelledLists(t *testing.T) {
-	for _, path := range []string{"testdata/gate_labelled.tsv", "testdata/gate_fresh.tsv"} {
+	for _, path := range []string{"testdata/gate_labelled.tsv", "testdata/gate_fresh.tsv", "testdata/gate_probe.tsv"} {
 		t.Run(path, func(t *testing.T) {
 			actions := readLabelled(t, path)
 			var caught, missed, alarms, quiet int

@@ -31,7 +31,7 @@ type words struct {
 var languages = map[string]words{
 	"en": {
 		pay: []string{"pay", "pays", "paying", "buy", "purchase", "checkout", "check out", "donate", "preorder", "pre order",
-			"reorder", "prepay", "pay now", "buy now", "top up", "bid now", "place bid", "rent now", "add funds", "send money", "wire money"},
+			"prepay", "pay now", "buy now", "top up", "bid now", "place bid", "rent now", "add funds", "send money", "wire money"},
 		imperative: []string{"order", "book", "reserve", "rent", "upgrade", "renew", "subscribe", "tip", "sponsor",
 			"pledge", "contribute", "donate", "wire", "bid"},
 		final: []string{"confirm", "complete", "place", "submit", "finalize", "finalise", "make", "process", "authorize",
@@ -39,7 +39,7 @@ var languages = map[string]words{
 		object: []string{"order", "payment", "purchase", "booking", "reservation", "transfer", "subscription", "donation",
 			"checkout", "contribution", "pledge", "deposit", "bill", "invoice", "tip", "trial and pay"},
 		move: []string{"send", "give", "add", "get", "go", "switch", "join", "move", "transfer", "tip", "sponsor", "support",
-			"request", "reserve", "start", "renew", "unlock", "leave", "pay", "book", "upgrade"},
+			"request", "reserve", "start", "renew", "unlock", "leave", "pay", "book", "upgrade", "reorder"},
 		money: []string{"money", "funds", "cash", "premium", "paid plan", "paid", "deposit", "balance", "plus plan", "tip"},
 		proceed: []string{"continue", "next", "proceed", "confirm", "submit", "ok", "okay", "done", "finish", "go", "yes",
 			"send", "complete", "approve", "agree", "i agree"},
@@ -245,7 +245,7 @@ var languages = map[string]words{
 		move:       []string{"ارسال", "انتقال", "بفرست"},
 		money:      []string{"تومان", "ریال", "پول", "وجه"},
 		proceed:    []string{"ادامه", "بعدی", "تأیید", "تایید", "بله"},
-		counter:    []string{"من", "روش", "روشهای", "روش‌های", "سوالات", "متداول", "تاریخچه", "راهنما", "چگونه", "چرا", "تنظیمات", "پیگیری"},
+		counter:    []string{"من", "روش*", "سوال*", "متداول", "تاریخچه*", "راهنما*", "چگونه", "چرا", "تنظیمات", "پیگیری"},
 		mine:       []string{"من", "شما"},
 	},
 	"hi": {
@@ -466,6 +466,14 @@ var languages = map[string]words{
 	},
 }
 
+// forWords, before an amount, make it the price of what the label does: "Für 4,99 € freischalten",
+// "Rent for $3.99", "Join for $5/month".
+var forWords = []string{
+	"for", "für", "pour", "por", "per", "para", "voor", "за", "za", "för", "for", "için", "til", "kwa", "untuk",
+	"seharga", "với giá", "giá", "مقابل", "ب", "בשביל", "ב", "به قیمت", "में", "के लिए", "জন্য", "க்கு", "ในราคา", "για",
+	"pentru", "áron", "hintaan", "sa halagang", "just", "only", "nur", "seulement", "solo", "только", "tylko",
+}
+
 // leadWords may come before the verb of a command without changing it: "Jetzt buchen", "Please
 // order", "Ahora reservar".
 var leadWords = []string{
@@ -492,10 +500,10 @@ var totalWords = []string{
 // urlCounter make a page one about payments (documentation, help, articles) rather than one that
 // takes them.
 var (
-	paymentURLTerms = []string{"pay", "pay now", "payment", "payments", "paypal", "checkout", "check out", "purchase",
+	paymentURLTerms = []string{"pay", "pay now", "payment", "payments", "checkout", "check out", "purchase",
 		"donate", "donation", "place order", "submit order", "confirm order", "order confirm", "kasse", "zur kasse", "bezahlen",
 		"paiement", "pago", "pagar", "pagamento", "pagamenti", "betalen", "betaling", "afrekenen", "kassa", "oplata",
-		"platnosc", "odeme", "kassan", "buy", "upgrade", "subscribe", "tip", "send money", "transfer money"}
+		"platnosc", "odeme", "kassan", "webscr", "xclick", "ncp", "amount", "buy", "upgrade", "subscribe", "tip", "send money", "transfer money"}
 	paymentInside = []string{"checkout", "payment", "paiement", "pagamento", "zahlung", "afrekenen"}
 	cartURLTerms  = []string{"cart", "shopping cart", "view cart", "basket", "shopping basket", "bag", "shopping bag",
 		"warenkorb", "panier", "carrito", "carrello", "cesta", "winkelwagen", "winkelmand", "korzina", "koszyk",
@@ -506,19 +514,17 @@ var (
 		"orders", "pricing"}
 )
 
-// providerHosts are payment providers' hosts that take a payment (their own pages for checkout,
-// payment links, donations and tips), matched with their subdomains; documentation and help
-// pages on them are still excused by urlCounter.
+// providerHosts are hosts of payment providers that only take payments (hosted checkout pages,
+// payment links, tip and donation pages), matched with their subdomains; documentation and help
+// pages on them are still excused by urlCounter. A provider's main site (paypal.com, mollie.com)
+// is judged by its path like any other: "/checkoutnow" or "/donate" is a payment page, "/us/home"
+// is not.
 var providerHosts = []string{
-	"buy.stripe.com", "checkout.stripe.com", "invoice.stripe.com", "paypal.com", "paypal.me", "pay.klarna.com",
+	"buy.stripe.com", "checkout.stripe.com", "invoice.stripe.com", "paypal.me", "pay.klarna.com",
 	"checkoutshopper-live.adyen.com", "checkoutshopper-test.adyen.com", "square.link", "checkout.square.site",
-	"rzp.io", "pages.razorpay.com", "checkout.razorpay.com", "checkout.paddle.com", "buy.paddle.com",
-	"lemonsqueezy.com", "mollie.com", "mercadopago.com", "mercadopago.com.ar", "mercadopago.com.br",
-	"mercadopago.com.mx", "alipay.com", "ko-fi.com", "buymeacoffee.com", "cash.app", "venmo.com", "pay.google.com",
-	"pay.amazon.com", "checkout.shopify.com", "secure.payu.com", "checkout.flutterwave.com", "checkout.paystack.com",
-	"paystack.com", "2checkout.com", "sumup.me", "pay.sumup.com", "revolut.me", "monzo.me", "liberapay.com",
-	"donorbox.org", "gumroad.com", "patreon.com", "wise.com", "payoneer.com", "checkout.com", "pay.wechat.com",
-	"paytm.me", "pay.yandex.ru", "yoomoney.ru", "iyzico.com", "zarinpal.com", "idpay.ir", "paymongo.com", "xendit.co",
-	"midtrans.com", "payhere.lk", "jazzcash.com.pk", "easypaisa.com.pk", "mpesa", "givebutter.com", "gofundme.com",
-	"donate.wikimedia.org", "checkout.revolut.com",
+	"rzp.io", "pages.razorpay.com", "checkout.razorpay.com", "checkout.paddle.com", "buy.paddle.com", "qr.alipay.com",
+	"ko-fi.com", "buymeacoffee.com", "cash.app", "pay.google.com", "pay.amazon.com", "checkout.shopify.com",
+	"secure.payu.com", "checkout.flutterwave.com", "checkout.paystack.com", "paystack.shop", "sumup.me", "pay.sumup.com",
+	"revolut.me", "monzo.me", "liberapay.com", "donorbox.org", "pay.wechat.com", "paytm.me", "yoomoney.ru",
+	"givebutter.com", "donate.wikimedia.org", "checkout.revolut.com", "link.payoneer.com", "checkout.mollie.com",
 }

@@ -21,6 +21,7 @@ const (
 	rMine
 	rTotal
 	rLead
+	rFor
 	rCustom // a tenant's own word: risky wherever it appears
 )
 
