@@ -26,7 +26,9 @@ type runBody struct {
 	Result   string `json:"result"`
 	Error    string `json:"error"`
 	Message  string `json:"message"`
-	Tool     *struct {
+	// ConfirmationID comes with a question about an action the security gate held.
+	ConfirmationID string `json:"confirmationId"`
+	Tool           *struct {
 		Name       string         `json:"name"`
 		Parameters map[string]any `json:"parameters"`
 	} `json:"tool"`
@@ -38,7 +40,9 @@ type runBody struct {
 		Task        string `json:"task"`
 		Mode        string `json:"mode"`
 		Error       string `json:"error"`
-		History     []struct {
+		// PendingConfirmationID is the held action's id while the run waits for its approval.
+		PendingConfirmationID string `json:"pendingConfirmationId"`
+		History               []struct {
 			StepNumber  int    `json:"stepNumber"`
 			Action      string `json:"action"`
 			Observation string `json:"observation"`
@@ -112,6 +116,7 @@ func snapshot(url string) map[string]any {
 			{"id": "agent-2", "tag": "a", "text": "Pricing", "href": "https://shop.example/pricing"},
 			{"id": "agent-3", "tag": "button", "text": "Pay Now"},
 			{"id": "agent-4", "tag": "button", "text": "Continue"},
+			{"id": "agent-5", "tag": "button", "text": "Next", "ariaLabel": "Pay now"},
 		},
 		"timestamp": 1737292800000,
 	}
@@ -332,7 +337,8 @@ func manyElements(n int) []map[string]any {
 // the action goes ahead and the warning is in the history.
 func TestRunSecurityGateOverHTTP(t *testing.T) {
 	fake := llmtest.New(t)
-	stack := stacktest.New(t, stacktest.Options{Env: llmEnv(fake, nil)})
+	// Each case starts a run of its own: more than the default limit of runs a minute.
+	stack := stacktest.New(t, stacktest.Options{Env: llmEnv(fake, map[string]string{"RATE_LIMIT_RUNS": "100"})})
 	adaUser := createUser(t, stack, "ada@example.com", "a long enough passphrase")
 	ada := runClient{t, stack.URL, login(t, stack.URL, "ada@example.com", "a long enough passphrase")}
 
@@ -340,11 +346,13 @@ func TestRunSecurityGateOverHTTP(t *testing.T) {
 		name, page, reply, question, heldTool string
 	}{
 		{"payment-like element text", "https://shop.example/cart", toolReply("click", `{"id":"agent-3"}`),
-			"⚠️ Security check: Attempting to click 'Pay Now'. Proceed?", "click"},
+			`⚠️ Security check: click "Pay Now" may spend your money or commit you to a payment — the gate held it because of the text "Pay Now". Proceed?`, "click"},
 		{"checkout URL", "https://shop.example/checkout", toolReply("click", `{"id":"agent-4"}`),
-			"⚠️ Security check: Attempting to click 'Continue' on a checkout or payment page (https://shop.example/checkout). Proceed?", "click"},
+			`⚠️ Security check: click "Continue" may spend your money or commit you to a payment — the gate held it because of acting on the checkout or payment address shop.example/checkout. Proceed?`, "click"},
 		{"type with submit", "https://shop.example/", toolReply("type", `{"id":"agent-1","text":"gift card","submit":true}`),
-			"⚠️ Security check: Attempting to type into 'Search' and submit the form. Proceed?", "type"},
+			`⚠️ Security check: type "Search" may spend your money or commit you to a payment — the gate held it because of typing into a field and submitting its form. Proceed?`, "type"},
+		{"an aria-label behind a plain label", "https://shop.example/", toolReply("click", `{"id":"agent-5"}`),
+			`⚠️ Security check: click "Next" may spend your money or commit you to a payment — the gate held it because of the aria-label "Pay now". Proceed?`, "click"},
 	}
 	for _, tr := range triggers {
 		for _, approved := range []bool{true, false} {
@@ -352,13 +360,24 @@ func TestRunSecurityGateOverHTTP(t *testing.T) {
 				runID := ada.start("careful")
 				fake.Reply(tr.reply)
 				status, step := ada.step(runID, snapshot(tr.page), nil)
-				if status != 200 || step.Action != "ask_user" || step.Question != tr.question || step.State.Status != "waiting_user" || step.State.CurrentStep != 1 {
-					t.Fatalf("step = %d %+v, want ask_user %q, waiting_user at step 1", status, step, tr.question)
+				if status != 200 || step.Action != "ask_user" || step.Question != tr.question || step.State.Status != "waiting_user" || step.State.CurrentStep != 1 || step.ConfirmationID == "" {
+					t.Fatalf("step = %d %+v, want ask_user %q with a confirmationId, waiting_user at step 1", status, step, tr.question)
+				}
+				if got := ada.get(runID).State.PendingConfirmationID; got != step.ConfirmationID {
+					t.Errorf("GET pendingConfirmationId = %q, want %q", got, step.ConfirmationID)
 				}
 				if status, b := ada.step(runID, nil, nil); status != 409 || b.Error != "RESOURCE_CONFLICT" {
 					t.Errorf("step while waiting = %d %+v, want 409", status, b)
 				}
-				status, a := ada.answer(runID, map[string]any{"approved": approved})
+				if approved {
+					// An approval must name the held action: without its id, or with another, it is refused.
+					for _, body := range []map[string]any{{"approved": true}, {"approved": true, "confirmationId": "cf_0"}} {
+						if status, b := ada.answer(runID, body); status != 400 || b.Error != "VALIDATION_ERROR" || !strings.Contains(b.Message, "confirmationId") {
+							t.Errorf("approve %v = %d %+v, want 400 VALIDATION_ERROR on confirmationId", body, status, b)
+						}
+					}
+				}
+				status, a := ada.answer(runID, map[string]any{"approved": approved, "confirmationId": step.ConfirmationID})
 				if !approved {
 					if status != 200 || a.State.Status != "cancelled" || a.Action != "error" {
 						t.Errorf("decline = %d %+v, want the run cancelled", status, a)

@@ -16,8 +16,9 @@ type answerer interface {
 }
 
 type answerBody struct {
-	Approved *bool  `json:"approved"`
-	Answer   string `json:"answer"`
+	Approved       *bool  `json:"approved"`
+	Answer         string `json:"answer"`
+	ConfirmationID string `json:"confirmationId"`
 }
 
 func newHandler(svc answerer) http.Handler {
@@ -37,7 +38,7 @@ func newHandler(svc answerer) http.Handler {
 		if body.Approved == nil {
 			return httpapi.Validation("approved", "is required")
 		}
-		req := runs.AnswerRequest{TenantID: id.TenantID, UserID: id.UserID, RunID: runID, Approved: *body.Approved, Answer: body.Answer}
+		req := runs.AnswerRequest{TenantID: id.TenantID, UserID: id.UserID, RunID: runID, Approved: *body.Approved, Answer: body.Answer, ConfirmationID: body.ConfirmationID}
 		if req.IdempotencyKey, req.RequestHash, err = httpapi.IdempotencyKey(r, raw); err != nil {
 			return err
 		}

@@ -8,110 +8,73 @@ import (
 )
 
 // Security gate (PROXY_SERVER_ARCHITECTURE.md §4.2, "Security Gate"): actions that may spend
-// money or commit the user on their behalf. What a tool does to the page comes from the tool
-// table (acts); what reads as paying, buying, ordering, subscribing, donating, transferring or
-// booking, in labels and URLs, from package gate (with the tenant's own words and URL patterns):
-//
-//   - navigating to a checkout or payment page;
-//   - clicking an element whose label reads as such, or a link to a checkout or payment page;
-//   - typing with submit, on any page (the specification's form submission);
-//   - any click, typing or key on a checkout or payment page;
-//   - pressing Enter or Space on a cart page, where it may place the order.
-//
-// Observing, scrolling, asking the user and finishing never are.
+// money or commit the user on their behalf are judged by package gate, which the interact engine
+// shares. What a tool does to the page comes from the tool table (acts); this file only maps a
+// call and its page to gate.Action.
 
-// gateFinding is why the gate stops an action: the question for the user and a note for the history.
+// gateFinding is why the gate stops an action: the question for the user, a note for the history
+// and the id that binds an approval to this very action.
 type gateFinding struct {
-	Question string
-	Reason   string
+	Question       string
+	Reason         string
+	ConfirmationID string
 }
 
-// checkGate inspects a tool call against the page it would act on.
-func checkGate(t Tool, page *Snapshot, rules *gate.Rules) (gateFinding, bool) {
+// checkGate inspects a tool call against the page it would act on; scope identifies the run and
+// step, so that the confirmation id is this action's alone. flagged is the model's own judgement
+// that the call pays, declared in its reply.
+func checkGate(t Tool, page *Snapshot, rules *gate.Rules, scope string, flagged bool) (gateFinding, bool) {
+	a, ok := gateAction(t, page)
+	if !ok {
+		return gateFinding{}, false
+	}
+	a.ModelFlag = flagged
+	f, held := rules.Check(a)
+	if !held {
+		return gateFinding{}, false
+	}
+	what := fmt.Sprintf("%s %q", t.Name, elementName(a.Element, t.ID))
+	switch t.Name {
+	case ToolNavigate:
+		what = fmt.Sprintf("navigating to %s", shorten(t.URL, 200))
+	case ToolPress:
+		what = fmt.Sprintf("pressing %q", shorten(t.Key, 50))
+	}
+	return gateFinding{
+		Question:       f.Question(what),
+		Reason:         fmt.Sprintf("%s, held because of %s", what, f.Cause),
+		ConfirmationID: gate.ConfirmationID(scope, a),
+	}, true
+}
+
+// gateAction is the gate's view of a call; calls that do not act on the page have none.
+func gateAction(t Tool, page *Snapshot) (gate.Action, bool) {
 	spec, ok := toolByName[t.Name]
 	if !ok || spec.acts == actsNot {
-		return gateFinding{}, false
+		return gate.Action{}, false
 	}
-	if spec.acts == actsNavigate {
-		if rules.Place(t.URL) == gate.Payment {
-			return gateFinding{
-				Question: fmt.Sprintf("⚠️ Security check: Attempting to navigate to a checkout or payment page (%s). Proceed?", shorten(t.URL, 200)),
-				Reason:   "navigation to a checkout or payment URL",
-			}, true
-		}
-		return gateFinding{}, false
-	}
-	el, _ := page.Element(t.ID)
-	name := elementName(el, t.ID)
-	place := gate.Elsewhere
+	a := gate.Action{URL: t.URL, Key: t.Key, Submit: t.Submit}
 	if page != nil {
-		place = rules.Place(page.URL)
+		a.PageURL, a.PageText = page.URL, page.VisibleText
 	}
 	switch spec.acts {
+	case actsNavigate:
+		a.Kind = gate.Navigate
 	case actsActivate:
-		if term, risky := riskyElement(el, rules); risky {
-			return gateFinding{
-				Question: fmt.Sprintf("⚠️ Security check: Attempting to click '%s'. Proceed?", name),
-				Reason:   fmt.Sprintf("click on a payment-like element '%s' (%q)", name, term),
-			}, true
-		}
-		if el.Href != "" && rules.Place(el.Href) == gate.Payment {
-			return gateFinding{
-				Question: fmt.Sprintf("⚠️ Security check: Attempting to click '%s', a link to a checkout or payment page (%s). Proceed?", name, shorten(el.Href, 200)),
-				Reason:   fmt.Sprintf("click on '%s', a link to a checkout or payment URL", name),
-			}, true
-		}
+		a.Kind = gate.Activate
 	case actsInput:
-		if t.Submit {
-			return gateFinding{
-				Question: fmt.Sprintf("⚠️ Security check: Attempting to type into '%s' and submit the form. Proceed?", name),
-				Reason:   fmt.Sprintf("form submission through '%s'", name),
-			}, true
-		}
+		a.Kind = gate.Input
 	case actsKey:
-		if place == gate.Cart && activates(t.Key) {
-			return gateFinding{
-				Question: fmt.Sprintf("⚠️ Security check: Attempting to press '%s' on a cart page (%s), which may place the order. Proceed?", shorten(t.Key, 50), shorten(page.URL, 200)),
-				Reason:   fmt.Sprintf("press '%s' on a cart page", shorten(t.Key, 50)),
-			}, true
-		}
+		a.Kind = gate.Key
 	}
-	if place == gate.Payment {
-		what := fmt.Sprintf("%s '%s'", t.Name, name)
-		if spec.acts == actsKey {
-			what = fmt.Sprintf("press '%s'", shorten(t.Key, 50))
-		}
-		return gateFinding{
-			Question: fmt.Sprintf("⚠️ Security check: Attempting to %s on a checkout or payment page (%s). Proceed?", what, shorten(page.URL, 200)),
-			Reason:   fmt.Sprintf("%s on a checkout or payment page", what),
-		}, true
+	if el, ok := page.Element(t.ID); ok {
+		a.Element = gate.Element{Text: el.Text, AriaLabel: el.AriaLabel, Value: el.Value, Name: el.Name, Placeholder: el.Placeholder, Href: el.Href}
 	}
-	return gateFinding{}, false
-}
-
-// riskyElement reports the risky term of what a user reads on the element (its text, accessible
-// name and button value) or of the name its developer gave it.
-func riskyElement(el Element, rules *gate.Rules) (string, bool) {
-	for _, s := range []string{el.Text, el.AriaLabel, el.Value} {
-		if term, ok := rules.Label(s); ok {
-			return term, true
-		}
-	}
-	return rules.Identifier(el.Name)
-}
-
-// activates reports whether pressing key activates what has the focus: submits its form or
-// presses its button.
-func activates(key string) bool {
-	switch strings.ToLower(key) {
-	case "enter", "return", "numpadenter", " ", "space", "spacebar":
-		return true
-	}
-	return false
+	return a, true
 }
 
 // elementName is how the question names an element: what the user sees on it.
-func elementName(el Element, id string) string {
+func elementName(el gate.Element, id string) string {
 	for _, s := range []string{el.Text, el.AriaLabel, el.Value, el.Placeholder, el.Name} {
 		if s = strings.Join(strings.Fields(s), " "); s != "" {
 			return shorten(s, 80)

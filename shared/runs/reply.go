@@ -35,6 +35,9 @@ type Reply struct {
 	Question string
 	// Thought is the model's optional short reason.
 	Thought string
+	// Payment is the model's own judgement, in the same reply, that the tool call pays or commits
+	// money: it can make the security gate hold the call, never let it pass.
+	Payment bool
 }
 
 type wireReply struct {
@@ -43,6 +46,7 @@ type wireReply struct {
 	Answer   *string   `json:"answer"`
 	Question *string   `json:"question"`
 	Thought  string    `json:"thought"`
+	Payment  bool      `json:"payment"`
 }
 
 type wireTool struct {
@@ -72,7 +76,9 @@ func ParseReply(reply string, page *Snapshot) (Reply, error) {
 		if w.Tool == nil {
 			return Reply{}, errors.New(`a tool_call needs "tool": {"name": ..., "arguments": {...}}`)
 		}
-		return parseTool(r.Thought, *w.Tool, page)
+		r, err := parseTool(r.Thought, *w.Tool, page)
+		r.Payment = w.Payment
+		return r, err
 	case ReplyFinal:
 		if w.Tool != nil || w.Question != nil {
 			return Reply{}, errors.New(`a final reply has only "answer" (and optionally "thought")`)

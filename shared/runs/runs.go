@@ -201,9 +201,12 @@ type Run struct {
 	// PendingQuestion is the question awaiting an answer (status waiting_user).
 	PendingQuestion string
 	// PendingTool is the call the security gate holds until the user approves it.
-	PendingTool     *Tool
-	CurrentSnapshot *Snapshot
-	Reflections     []Reflection
+	PendingTool *Tool
+	// PendingConfirmation is the id of the held action (PendingTool): only an answer that names it
+	// approves it.
+	PendingConfirmation string
+	CurrentSnapshot     *Snapshot
+	Reflections         []Reflection
 	// LastResult is the result of the last step's action when it arrived with a request that
 	// ended the run without a new step (so the history still shows it).
 	LastResult *Result

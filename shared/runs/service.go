@@ -266,10 +266,12 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 		}
 	}
 	if d.reply.Type == ReplyToolCall {
-		if f, risky := checkGate(*entry.Tool, page, rules); risky {
+		scope := fmt.Sprintf("%s/%s/%d", run.TenantID, run.ID, entry.StepNumber)
+		if f, risky := checkGate(*entry.Tool, page, rules, scope, d.reply.Payment); risky {
 			if run.Mode == ModeCareful {
 				entry.Action, entry.Question, entry.Warning = ToolAskUser, f.Question, f.Reason
 				next.Status, next.PendingQuestion, next.PendingTool = StatusWaitingUser, f.Question, entry.Tool
+				next.PendingConfirmation = f.ConfirmationID
 			} else {
 				entry.Warning = f.Reason + " (allowed in autonomous mode)"
 			}
@@ -290,7 +292,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 	case ToolFinish:
 		resp.Action, resp.Result = ActionFinish, entry.Answer
 	case ToolAskUser:
-		resp.Action, resp.Question = ActionAskUser, entry.Question
+		resp.Action, resp.Question, resp.ConfirmationID = ActionAskUser, entry.Question, next.PendingConfirmation
 	default:
 		resp.Action, resp.Tool = ActionExecuteTool, toolView(entry.Tool)
 	}
@@ -300,17 +302,20 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 // stop ends the run with status error and reason, keeping the last result for the history.
 func (s *Service) stop(ctx context.Context, idem idemRequest, prev, next Run, result *Result, reason string, m StepMetrics) (StepResponse, error) {
 	next.Status, next.Error, next.LastResult = StatusError, reason, result
-	next.PendingQuestion, next.PendingTool = "", nil
+	next.PendingQuestion, next.PendingTool, next.PendingConfirmation = "", nil, ""
 	return s.save(ctx, idem, prev, next, nil, StepResponse{Action: ActionError, Error: reason, State: stateOf(next), Metrics: m})
 }
 
 // AnswerRequest is one POST /agent/run/{runId}/answer.
 type AnswerRequest struct {
-	TenantID       string
-	UserID         string
-	RunID          string
-	Approved       bool
-	Answer         string
+	TenantID string
+	UserID   string
+	RunID    string
+	Approved bool
+	Answer   string
+	// ConfirmationID approves the action the security gate held: it must be the pending
+	// confirmation's id, so that an approval applies to that action only.
+	ConfirmationID string
 	IdempotencyKey string
 	RequestHash    string
 }
@@ -336,6 +341,8 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 		return StepResponse{}, ErrFinished
 	case run.Status != StatusWaitingUser:
 		return StepResponse{}, ErrNotWaiting
+	case req.Approved && run.PendingConfirmation != "" && req.ConfirmationID != run.PendingConfirmation:
+		return StepResponse{}, invalid("confirmationId", "must be the confirmationId of the pending action (%s), which the question named; an approval applies to that action only", run.PendingConfirmation)
 	}
 	reply := &Result{Success: req.Approved, Message: "The user approved."}
 	if !req.Approved {
@@ -346,7 +353,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	}
 	answer := &UserAnswer{Approved: req.Approved, Text: text, UserID: req.UserID}
 	next := run
-	next.PendingQuestion, next.PendingTool = "", nil
+	next.PendingQuestion, next.PendingTool, next.PendingConfirmation = "", nil, ""
 	if !req.Approved {
 		next.Status, next.Error, next.LastResult, next.LastAnswer = StatusCancelled, "Cancelled: the user declined.", reply, answer
 		return s.save(ctx, idem, run, next, nil, StepResponse{Action: ActionError, Error: next.Error, State: stateOf(next)})
@@ -382,7 +389,7 @@ func (s *Service) Cancel(ctx context.Context, tenantID, userID, runID string) er
 		}
 		next := run
 		next.Status, next.Error = StatusCancelled, "Cancelled by the user."
-		next.PendingQuestion, next.PendingTool = "", nil
+		next.PendingQuestion, next.PendingTool, next.PendingConfirmation = "", nil, ""
 		err = s.write(ctx, func(ctx context.Context) error { return s.Store.Save(ctx, run, next, nil, nil) })
 		if !errors.Is(err, ErrConflict) {
 			return err

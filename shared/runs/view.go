@@ -50,7 +50,10 @@ type StepResponse struct {
 	Question string    `json:"question,omitempty"`
 	Result   string    `json:"result,omitempty"`
 	Error    string    `json:"error,omitempty"`
-	State    StateView `json:"state"`
+	// ConfirmationID comes with a question about an action the security gate held; the client
+	// sends it back with an approving /answer.
+	ConfirmationID string    `json:"confirmationId,omitempty"`
+	State          StateView `json:"state"`
 	// Metrics describe the request for its log line; they are not sent.
 	Metrics StepMetrics `json:"-"`
 }
@@ -77,10 +80,12 @@ type RunView struct {
 	Reflections     []ReflectionView `json:"reflections"`
 	CurrentSnapshot *Snapshot        `json:"currentSnapshot"`
 	PendingQuestion string           `json:"pendingQuestion,omitempty"`
-	Result          string           `json:"result,omitempty"`
-	Error           string           `json:"error,omitempty"`
-	CreatedAt       int64            `json:"createdAt"`
-	UpdatedAt       int64            `json:"updatedAt"`
+	// PendingConfirmationID is the id an approving /answer must send, while the security gate holds an action.
+	PendingConfirmationID string `json:"pendingConfirmationId,omitempty"`
+	Result                string `json:"result,omitempty"`
+	Error                 string `json:"error,omitempty"`
+	CreatedAt             int64  `json:"createdAt"`
+	UpdatedAt             int64  `json:"updatedAt"`
 }
 
 // GetResponse is the body of GET /agent/run/{runId}.
@@ -126,7 +131,7 @@ func runView(r Run, entries []Entry) RunView {
 	v := RunView{
 		RunID: r.ID, Task: r.Task, Mode: r.Mode, Status: r.Status, CurrentStep: r.CurrentStep, MaxSteps: r.MaxSteps,
 		History: make([]HistoryView, 0, len(entries)), Reflections: make([]ReflectionView, 0, len(r.Reflections)),
-		CurrentSnapshot: r.CurrentSnapshot, PendingQuestion: r.PendingQuestion, Result: r.Result, Error: r.Error,
+		CurrentSnapshot: r.CurrentSnapshot, PendingQuestion: r.PendingQuestion, PendingConfirmationID: r.PendingConfirmation, Result: r.Result, Error: r.Error,
 		CreatedAt: r.CreatedAt.UnixMilli(), UpdatedAt: r.UpdatedAt.UnixMilli(),
 	}
 	results := resultsOf(entries, r.LastResult)

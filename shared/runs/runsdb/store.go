@@ -128,6 +128,7 @@ type headerItem struct {
 	CurrentStep     int               `dynamodbav:"currentStep"`
 	MaxSteps        int               `dynamodbav:"maxSteps"`
 	PendingQuestion string            `dynamodbav:"pendingQuestion,omitempty"`
+	PendingConfirm  string            `dynamodbav:"pendingConfirmation,omitempty"`
 	PendingTool     *runs.Tool        `dynamodbav:"pendingTool,omitempty"`
 	CurrentSnapshot *runs.Snapshot    `dynamodbav:"currentSnapshot,omitempty"`
 	Reflections     []runs.Reflection `dynamodbav:"reflections"`
@@ -144,7 +145,7 @@ func (s *Store) headerOf(r runs.Run) headerItem {
 	it := headerItem{
 		PK: RunPK(r.TenantID, r.ID), SK: HeaderSK, RunID: r.ID, TenantID: r.TenantID, UserID: r.UserID,
 		Task: r.Task, Mode: string(r.Mode), Status: string(r.Status), CurrentStep: r.CurrentStep, MaxSteps: r.MaxSteps,
-		PendingQuestion: r.PendingQuestion, PendingTool: r.PendingTool, CurrentSnapshot: r.CurrentSnapshot,
+		PendingQuestion: r.PendingQuestion, PendingTool: r.PendingTool, PendingConfirm: r.PendingConfirmation, CurrentSnapshot: r.CurrentSnapshot,
 		Reflections: r.Reflections, LastResult: r.LastResult, LastAnswer: r.LastAnswer, Result: r.Result, Error: r.Error,
 		CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339Nano),
 		ExpiresAt: s.Retention.ExpiresAt(r.Status, r.UpdatedAt).Unix(),
@@ -173,7 +174,7 @@ func (i headerItem) run() (runs.Run, error) {
 	return runs.Run{
 		ID: i.RunID, TenantID: i.TenantID, UserID: i.UserID, Task: i.Task, Mode: runs.Mode(i.Mode),
 		Status: runs.Status(i.Status), CurrentStep: i.CurrentStep, MaxSteps: i.MaxSteps,
-		PendingQuestion: i.PendingQuestion, PendingTool: i.PendingTool, CurrentSnapshot: i.CurrentSnapshot,
+		PendingQuestion: i.PendingQuestion, PendingTool: i.PendingTool, PendingConfirmation: i.PendingConfirm, CurrentSnapshot: i.CurrentSnapshot,
 		Reflections: i.Reflections, LastResult: i.LastResult, LastAnswer: i.LastAnswer, Result: i.Result, Error: i.Error,
 		CreatedAt: created, UpdatedAt: updated,
 	}, nil
