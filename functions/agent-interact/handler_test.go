@@ -67,6 +67,9 @@ func TestRequestValidation(t *testing.T) {
 		{"empty variable key", valid + `,"extractedVariables":{"":"x"}}`, "extractedVariables"},
 		{"variables not strings", valid + `,"extractedVariables":{"n":1}}`, "extractedVariables"},
 		{"too many variables", valid + `,"extractedVariables":{` + manyVariables(51) + `}}`, "extractedVariables"},
+		{"careful mode", valid + `,"mode":"careful"}`, ""},
+		{"unknown mode", valid + `,"mode":"reckless"}`, "mode"},
+		{"confirmation without a task", valid + `,"confirmationId":"cf_1"}`, "confirmationId"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -139,6 +139,9 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	if err != nil {
 		return Response{}, err
 	}
+	if err := checkApproval(req, st.task.Memory); err != nil {
+		return Response{}, err
+	}
 	if err := h.leaseTask(ctx, st); err != nil {
 		return Response{}, err
 	}
@@ -185,6 +188,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	d = applyBranch(d, branch, mem.Plan)
 	d = e.applyPolicies(d, mem)
 	d = clearBlocker(d, pg)
+	d, confirmation := holdPayment(d, req, mem, pg, st.task.TenantID+"/"+st.task.ID)
 	chk.fold(d)
 	mem.Expected = parseExpectation(d.sections["Expect"])
 	extract(mem, d.sections["Extract"])
@@ -217,7 +221,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 			PageTruncated: rendered.Truncated, CorrectiveRetry: d.corrected,
 		},
 		ExpectedOutcome: mem.Expected, Verification: chk.verification, Correction: chk.correction,
-		ToolAction: toolAction(d.action), ExtractedVariables: mem.Variables,
+		ToolAction: toolAction(d.action), ExtractedVariables: mem.Variables, ConfirmationID: confirmation,
 	}
 	if p := mem.Plan; p != nil {
 		resp.Plan, resp.TotalSteps = p, len(p.Steps)

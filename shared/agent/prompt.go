@@ -70,6 +70,7 @@ You may add these blocks, each at most once, when they help (a reply with only T
 <Branch>N: true|false — whether the condition of conditional plan step N holds, once you can tell from the page</Branch>
 <Expect>what the page should show after this action, with checkable parts such as: url contains "/cart"; text "Added to cart" appears; text "Sign in" disappears; url changes; page changes</Expect>
 <Extract>key = value lines: values read on the page to keep for later steps (use them with useVariable("key"))</Extract>
+<Payment>yes — when the action pays, buys, orders, subscribes, donates, tips, transfers money or books with payment</Payment>
 
 Actions:
 ` + grammar

@@ -29,6 +29,11 @@ type Request struct {
 	Debug bool
 	// Variables are the client's extracted variables, merged into the task's.
 	Variables map[string]string
+	// Mode is ModeCareful or ModeAutonomous (the default): careful asks the user before an action
+	// the payment gate holds.
+	Mode string
+	// ConfirmationID approves the action the payment gate held at the task's last step.
+	ConfirmationID string
 }
 
 // Limits of extracted variables (SERVER_QA_ROADMAP.md §3).
@@ -108,8 +113,11 @@ type Response struct {
 	ToolAction         ToolAction          `json:"toolAction"`
 	ExtractedVariables map[string]string   `json:"extractedVariables,omitempty"`
 	MissingInformation []string            `json:"missingInformation,omitempty"`
-	Metrics            Metrics             `json:"metrics"`
-	DebugInfo          map[string]any      `json:"debugInfo,omitempty"`
+	// ConfirmationID comes with a question about an action the payment gate held (careful mode);
+	// the request that approves it sends it back.
+	ConfirmationID string         `json:"confirmationId,omitempty"`
+	Metrics        Metrics        `json:"metrics"`
+	DebugInfo      map[string]any `json:"debugInfo,omitempty"`
 }
 
 // StepProgress is the plan step being worked on (SERVER_QA_ROADMAP.md §7.2).

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
 	"strings"
@@ -20,6 +21,8 @@ const (
 	MaxErrorMessage = 2_000
 	MaxErrorCode    = 100
 	MaxErrorAction  = 1_000
+	// MaxConfirmationID bounds a confirmationId (the gate's are 35 characters).
+	MaxConfirmationID = 100
 )
 
 // Input is the body of POST /api/agent/interact as the client sent it; NewRequest validates it.
@@ -33,6 +36,10 @@ type Input struct {
 	LastActionError  *tasks.ActionError `json:"lastActionError"`
 	// ExtractedVariables are values the client kept for the task (SERVER_QA_ROADMAP.md §3).
 	ExtractedVariables map[string]string `json:"extractedVariables"`
+	// Mode is careful or autonomous (the default).
+	Mode string `json:"mode"`
+	// ConfirmationID approves the action the payment gate held at the task's last step.
+	ConfirmationID string `json:"confirmationId"`
 }
 
 // NewRequest validates an interact request's body against the limits and returns the request it
@@ -77,10 +84,18 @@ func NewRequest(in Input) (Request, error) {
 	if err := ValidateVariables(in.ExtractedVariables); err != nil {
 		return Request{}, err
 	}
+	switch {
+	case in.Mode != "" && in.Mode != ModeCareful && in.Mode != ModeAutonomous:
+		return Request{}, invalid("mode", "must be careful or autonomous")
+	case len(in.ConfirmationID) > MaxConfirmationID:
+		return Request{}, tooLong("confirmationId", MaxConfirmationID)
+	case in.ConfirmationID != "" && in.TaskID == "":
+		return Request{}, invalid("confirmationId", "approves an action of a task: send it with the task's taskId")
+	}
 	return Request{
 		URL: *in.URL, Query: strings.TrimSpace(*in.Query), DOM: *in.DOM,
 		TaskID: strings.ToLower(in.TaskID), SessionID: strings.ToLower(in.SessionID), Report: report,
-		Variables: in.ExtractedVariables,
+		Variables: in.ExtractedVariables, Mode: cmp.Or(in.Mode, ModeAutonomous), ConfirmationID: in.ConfirmationID,
 	}, nil
 }
 

@@ -31,6 +31,11 @@ func TestNewRequestRejectsWithTheContractsWords(t *testing.T) {
 		{"long error action", func(in *Input) {
 			in.LastActionError = &tasks.ActionError{Action: strings.Repeat("a", MaxErrorAction+1)}
 		}, "lastActionError.action", "must be at most 1000 characters"},
+		{"unknown mode", func(in *Input) { in.Mode = "fast" }, "mode", "must be careful or autonomous"},
+		{"confirmation without a task", func(in *Input) { in.ConfirmationID = "cf_1" }, "confirmationId", "approves an action of a task: send it with the task's taskId"},
+		{"long confirmation", func(in *Input) {
+			in.TaskID, in.ConfirmationID = "0f8fad5b-d9cb-469f-a165-70867728950e", strings.Repeat("c", MaxConfirmationID+1)
+		}, "confirmationId", "must be at most 100 characters"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -44,7 +49,7 @@ func TestNewRequestRejectsWithTheContractsWords(t *testing.T) {
 		})
 	}
 	req, err := NewRequest(ok)
-	if err != nil || req.Query != "buy" || req.Report != nil {
+	if err != nil || req.Query != "buy" || req.Report != nil || req.Mode != ModeAutonomous {
 		t.Errorf("valid input: got %+v, %v", req, err)
 	}
 }

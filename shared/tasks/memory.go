@@ -28,6 +28,9 @@ type Memory struct {
 	Expected *Expectation `json:"expected,omitempty" dynamodbav:"expected,omitempty"`
 	// Corrections counts the corrections since the last verified success, to stop retrying.
 	Corrections int `json:"corrections,omitempty" dynamodbav:"corrections,omitempty"`
+	// Held is the confirmation id of the action the payment gate held at the last step (careful
+	// mode): only the next request naming it approves that action, once.
+	Held string `json:"held,omitempty" dynamodbav:"held,omitempty"`
 }
 
 // Bounds of the memory.

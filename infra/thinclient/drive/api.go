@@ -149,9 +149,11 @@ type runResponse struct {
 		Parameters map[string]any `json:"parameters"`
 	} `json:"tool"`
 	Question string `json:"question"`
-	Result   string `json:"result"`
-	Error    string `json:"error"`
-	State    struct {
+	// ConfirmationID comes with a question about an action the security gate held.
+	ConfirmationID string `json:"confirmationId"`
+	Result         string `json:"result"`
+	Error          string `json:"error"`
+	State          struct {
 		Status      string `json:"status"`
 		CurrentStep int    `json:"currentStep"`
 	} `json:"state"`
@@ -173,8 +175,12 @@ func (a *API) runStep(ctx context.Context, runID string, snap *runs.Snapshot, la
 	return out, err
 }
 
-func (a *API) runAnswer(ctx context.Context, runID string, approved bool, answer string) (runResponse, error) {
+// runAnswer answers the pending question; confirmationID approves the action the gate held.
+func (a *API) runAnswer(ctx context.Context, runID string, approved bool, answer, confirmationID string) (runResponse, error) {
 	in := map[string]any{"approved": approved}
+	if approved && confirmationID != "" {
+		in["confirmationId"] = confirmationID
+	}
 	if answer != "" {
 		in["answer"] = answer
 	}

@@ -52,7 +52,7 @@ func runStep(ctx context.Context, api *API, tab *browser.Tab, task Task, runID s
 		st.Reply, st.Approved = task.ask(resp.Question)
 		st.OK, st.Result = true, "The user answered."
 		tr.Steps = append(tr.Steps, st)
-		resp, err = api.runAnswer(ctx, runID, st.Approved, st.Reply)
+		resp, err = api.runAnswer(ctx, runID, st.Approved, st.Reply, resp.ConfirmationID)
 		if err != nil {
 			tr.stop(ctx, fmt.Errorf("answer: %w", err))
 			return nil, true

@@ -21,9 +21,10 @@ type Reply struct {
 
 // OptionalTags are the blocks a reply may add to <Thought> and <Action>: the evaluation of the
 // previous action, the plan, the plan step being worked on, a branch decision, the expected
-// outcome, extracted values and, with askUser, what only the user can supply. A reply without
-// them is complete.
-var OptionalTags = []string{"Evaluation", "Plan", "Step", "Branch", "Expect", "Extract", "Missing"}
+// outcome, extracted values, with askUser what only the user can supply, and the model's own
+// judgement that the action pays (which may make the payment gate hold it). A reply without them
+// is complete.
+var OptionalTags = []string{"Evaluation", "Plan", "Step", "Branch", "Expect", "Extract", "Missing", "Payment"}
 
 // ParseReply takes the thought and the action string out of a model reply of the form
 // <Thought>…</Thought><Action>…</Action>.
