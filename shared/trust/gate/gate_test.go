@@ -142,20 +142,3 @@ func TestCustom(t *testing.T) {
 		}
 	}
 }
-
-// FuzzLabel: any text, however odd, is judged without panicking, and padding it with spaces does
-// not change the judgement.
-func FuzzLabel(f *testing.F) {
-	for _, s := range []string{"Pay now", "P a y", "\u0420\u0430\u0443", "Order history", "立即购买", "\xff\xfe", "0", "ᴘ\u200dᴀʏ"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		_, a := Default().Label(s)
-		_, b := Default().Label("  " + s + "  ")
-		if a != b {
-			t.Errorf("Label(%q) = %v but padded = %v", s, a, b)
-		}
-		Default().Identifier(s)
-		Default().Place(s)
-	})
-}
