@@ -45,6 +45,7 @@ func main() {
 			Commit:    &agentdb.Writer{Tasks: taskStore, Chat: chatStore, DB: a.DynamoDB, Logger: a.Logger},
 			Knowledge: know,
 			Search:    searcher,
+			Gate:      a.Accounts(),
 			LLM:       client,
 			Model:     info.Model,
 			Logger:    a.Logger,

@@ -76,7 +76,10 @@ type Engine struct {
 	Knowledge Retriever
 	// Search serves googleSearch; nil means no web search (the model is told so).
 	Search Searcher
-	LLM    llm.Client
+	// Gate reads a tenant's additions to the payment gate for careful requests; nil means the
+	// built-in rules only.
+	Gate GateSettings
+	LLM  llm.Client
 	// Model names the configured model for records (the reply's own model wins when given).
 	Model string
 	// MaxSteps bounds a task (50 by default).
@@ -142,6 +145,10 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	if err := checkApproval(req, st.task.Memory); err != nil {
 		return Response{}, err
 	}
+	rules, err := e.gateRules(ctx, req)
+	if err != nil {
+		return Response{}, err
+	}
 	if err := h.leaseTask(ctx, st); err != nil {
 		return Response{}, err
 	}
@@ -188,7 +195,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	d = applyBranch(d, branch, mem.Plan)
 	d = e.applyPolicies(d, mem)
 	d = clearBlocker(d, pg)
-	d, confirmation := holdPayment(d, req, mem, pg, st.task.TenantID+"/"+st.task.ID)
+	d, confirmation := holdPayment(d, req, mem, pg, st.task.TenantID+"/"+st.task.ID, rules)
 	chk.fold(d)
 	mem.Expected = parseExpectation(d.sections["Expect"])
 	extract(mem, d.sections["Extract"])

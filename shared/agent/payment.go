@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
+	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/agent/actions"
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/tasks"
@@ -20,6 +22,24 @@ const (
 
 // maxGatePageText bounds the page text the gate reads for a total: totals sit near the action.
 const maxGatePageText = 20_000
+
+// GateSettings reads a tenant's additions to the payment gate (accountsdb.Store).
+type GateSettings interface {
+	GateSettings(ctx context.Context, tenantID string) (accounts.GateSettings, error)
+}
+
+// gateRules are the payment gate's rules for a careful request: the built-in ones with the
+// tenant's words and URL patterns. Autonomous requests need none, so read nothing.
+func (e *Engine) gateRules(ctx context.Context, req Request) (*gate.Rules, error) {
+	if req.Mode != ModeCareful || e.Gate == nil {
+		return gate.Default(), nil
+	}
+	s, err := e.Gate.GateSettings(ctx, req.Identity.TenantID)
+	if err != nil {
+		return nil, fmt.Errorf("payment gate settings: %w", err)
+	}
+	return gate.New(gate.Custom{Words: s.Words, URLPatterns: s.URLPatterns}), nil
+}
 
 // checkApproval refuses a confirmationId that is not the one of the action held at the task's
 // last step: an approval applies to that action only, and only once.
@@ -39,14 +59,14 @@ func checkApproval(req Request, mem tasks.Memory) error {
 // The next request approves with that id; the action passes only if the model chooses the very
 // same action on the same page (its target and amount) again, so an approval cannot be carried
 // over to another action, and page text, which reaches only the model, can approve nothing.
-func holdPayment(d decision, req Request, mem *tasks.Memory, pg *page.Page, scope string) (decision, string) {
+func holdPayment(d decision, req Request, mem *tasks.Memory, pg *page.Page, scope string, rules *gate.Rules) (decision, string) {
 	approved := req.ConfirmationID
 	mem.Held = ""
 	a, ok := gateAction(d, pg, req.URL)
 	if !ok || req.Mode != ModeCareful {
 		return d, ""
 	}
-	f, held := gate.Default().Check(a)
+	f, held := rules.Check(a)
 	if !held {
 		return d, ""
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/validation"
 )
@@ -79,5 +80,32 @@ func TestPaymentBlock(t *testing.T) {
 	r := f.step(t, Request{Mode: ModeCareful})
 	if !strings.HasPrefix(r.Action, "askUser(") || !strings.Contains(r.UserQuestion, "the model's own judgement") || f.llm.Calls() != 1 {
 		t.Errorf("flagged step = %q (question %q) after %d LLM calls, want it held after one call", r.Action, r.UserQuestion, f.llm.Calls())
+	}
+}
+
+// tenantGate is a tenant's additions to the payment gate, or a failure to read them.
+type tenantGate struct {
+	settings accounts.GateSettings
+	err      error
+}
+
+func (g tenantGate) GateSettings(context.Context, string) (accounts.GateSettings, error) {
+	return g.settings, g.err
+}
+
+// TestTenantWordsOnInteract: in careful mode a tenant's own words hold an action the built-in
+// rules let through; settings that cannot be read fail the step before any LLM call.
+func TestTenantWordsOnInteract(t *testing.T) {
+	f := newFixture(t)
+	dom := `<div><button id="7">Approve invoice</button></div>`
+	f.engine.Gate = tenantGate{settings: accounts.GateSettings{Words: []string{"Approve invoice"}}}
+	f.llm.Reply(reply("Approving.", "click(7)"))
+	if r := f.step(t, Request{Mode: ModeCareful, DOM: dom}); !strings.HasPrefix(r.Action, "askUser(") || r.ConfirmationID == "" {
+		t.Errorf("careful click on the tenant's word = %q, want it held", r.Action)
+	}
+	f.engine.Gate = tenantGate{err: errors.New("accounts table unreachable")}
+	calls := f.llm.Calls()
+	if _, err := f.engine.Interact(context.Background(), Request{Identity: alice, Mode: ModeCareful, URL: "https://shop.example/", Query: "q", DOM: dom}); err == nil || f.llm.Calls() != calls {
+		t.Errorf("careful step without the tenant's settings: error %v after %d LLM calls, want an error before any call", err, f.llm.Calls()-calls)
 	}
 }
