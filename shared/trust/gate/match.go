@@ -129,7 +129,7 @@ func tokenize(s string) []token {
 // isSpaceless reports whether s is written in a script without spaces between words.
 func isSpaceless(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool {
-		return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai)
+		return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 	}) >= 0
 }
 
