@@ -175,7 +175,7 @@ func (r *Rules) place(raw string) (Place, string) {
 	// Hosts are split into labels, paths into segments and query and fragment into their words;
 	// case changes split words too ("/placeOrder").
 	text := strings.Join([]string{
-		strings.ReplaceAll(host, ".", " "), splitCase(u.Path), splitCase(queryText(u.RawQuery)), splitCase(u.Fragment),
+		strings.ReplaceAll(host, ".", " "), splitCase(r.withoutArticles(u.Path)), splitCase(queryText(u.RawQuery)), splitCase(u.Fragment),
 	}, " / ")
 	folded := Normalize(text)
 	if r.aboutPayments(u) {
@@ -193,6 +193,23 @@ func (r *Rules) place(raw string) (Place, string) {
 		return Cart, ""
 	}
 	return Elsewhere, ""
+}
+
+// withoutArticles drops the path segments that are an article's slug: several words, one of
+// which says the page explains or discusses ("how-checkout-works", "why-we-changed-our-payment-flow"),
+// so that a payment word in a title does not make the page a checkout. Other segments stay: a
+// campaign "/f/help-the-shelter/donate" is still a donation page.
+func (r *Rules) withoutArticles(path string) string {
+	segments := strings.Split(path, "/")
+	kept := segments[:0]
+	for _, seg := range segments {
+		f := Normalize(strings.NewReplacer("-", " ", "_", " ", "+", " ").Replace(splitCase(seg)))
+		if len(tokenize(f)) >= 3 && len(r.urlCounter.find(f)) > 0 {
+			continue
+		}
+		kept = append(kept, seg)
+	}
+	return strings.Join(kept, "/")
 }
 
 // aboutPayments reports whether a URL is a page about payments (documentation, help, articles,
