@@ -36,7 +36,7 @@ Respond with ONLY valid JSON, exactly one of:
 {"type": "tool_call", "tool": {"name": "click", "arguments": {"id": "agent-1"}}}
 {"type": "final", "answer": "what you found or did"}
 {"type": "ask_user", "question": "your question"}
-Any of them may add "thought": "a short reason".`
+Any of them may add "thought": "a short reason". A tool_call that pays, buys, orders, subscribes, donates, tips, transfers money or books with payment may add "payment": true.`
 
 // promptInput is what a step's prompt is built from.
 type promptInput struct {
