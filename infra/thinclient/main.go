@@ -39,7 +39,7 @@ func run() error {
 	email := flag.String("email", envOr("DEMO_EMAIL", "demo@example.com"), "login email")
 	password := flag.String("password", envOr("DEMO_PASSWORD", "demo-password-123"), "login password")
 	api := flag.String("api", "interact", "interact or run")
-	mode := flag.String("mode", "careful", "run API mode: careful or autonomous")
+	mode := flag.String("mode", "careful", "careful or autonomous (both APIs; careful asks before an action the payment gate holds)")
 	startURL := flag.String("url", "", "page to start on")
 	task := flag.String("task", "", "the task")
 	out := flag.String("out", "", "folder for a screenshot per step")

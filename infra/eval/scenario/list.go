@@ -166,7 +166,7 @@ var All = []Scenario{
 		},
 	},
 	{
-		Name: "checkout-careful", Level: 5, APIs: []API{Run}, Mode: "careful",
+		Name: "checkout-careful", Level: 5, APIs: []API{Run, Interact}, Mode: "careful",
 		Task:  text(`Buy the headphones in my cart: go to checkout and pay with the saved card.`),
 		Start: url(sites.Pay, "/cart"),
 		User:  func(string) (string, bool) { return "Yes, go ahead.", true },

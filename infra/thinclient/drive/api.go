@@ -108,6 +108,10 @@ type interactRequest struct {
 	SessionID        string             `json:"sessionId,omitempty"`
 	LastActionStatus string             `json:"lastActionStatus,omitempty"`
 	LastActionError  *tasks.ActionError `json:"lastActionError,omitempty"`
+	// Mode is careful or autonomous (the server's default when empty).
+	Mode string `json:"mode,omitempty"`
+	// ConfirmationID approves the action the payment gate held at the last step.
+	ConfirmationID string `json:"confirmationId,omitempty"`
 }
 
 // interactResponse is the part of the NextActionResponse the client acts on.
@@ -118,6 +122,8 @@ type interactResponse struct {
 	SessionID    string `json:"sessionId"`
 	Status       string `json:"status"`
 	UserQuestion string `json:"userQuestion"`
+	// ConfirmationID comes with a question about an action the payment gate held.
+	ConfirmationID string `json:"confirmationId"`
 	// Result is the task's answer, when the server returns one with finish.
 	Result string `json:"result"`
 	Usage  *struct {

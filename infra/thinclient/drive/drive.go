@@ -22,7 +22,7 @@ type User func(question string) (reply string, approved bool)
 type Task struct {
 	Text     string
 	StartURL string
-	// Mode is the run API's mode, careful or autonomous; interact ignores it.
+	// Mode is careful or autonomous, on both APIs (the interact API defaults to autonomous).
 	Mode string
 	User User
 	// MaxSteps bounds the client's loop (default 25); StepTimeout one step, API call and action

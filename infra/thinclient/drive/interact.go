@@ -21,7 +21,7 @@ func Interact(ctx context.Context, api *API, tab *browser.Tab, task Task) Transc
 	if o := tab.Open(ctx, task.StartURL); !o.OK {
 		return tr.stop(ctx, fmt.Errorf("open %s: %s", task.StartURL, o.Message))
 	}
-	req := interactRequest{Query: task.Text}
+	req := interactRequest{Query: task.Text, Mode: task.Mode}
 	for n := 1; n <= task.maxSteps(); n++ {
 		sctx, cancel := context.WithTimeout(ctx, task.stepTimeout())
 		end, done := interactStep(sctx, api, tab, task, n, &req, &tr)
@@ -44,7 +44,7 @@ func interactStep(ctx context.Context, api *API, tab *browser.Tab, task Task, n 
 	if err != nil {
 		return tr.stop(ctx, fmt.Errorf("step %d: %w", n, err)), true
 	}
-	req.TaskID, req.SessionID, req.Query = resp.TaskID, resp.SessionID, task.Text
+	req.TaskID, req.SessionID, req.Query, req.ConfirmationID = resp.TaskID, resp.SessionID, task.Text, ""
 	st.Action, st.Thought = resp.Action, resp.Thought
 	if resp.Usage != nil {
 		st.PromptTokens, st.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
@@ -77,6 +77,10 @@ func interactStep(ctx context.Context, api *API, tab *browser.Tab, task Task, n 
 			return *tr, true
 		}
 		req.Query, req.LastActionStatus, req.LastActionError = st.Reply, "success", nil
+		if st.Approved {
+			// The approval of an action the payment gate held names it, and nothing else.
+			req.ConfirmationID = resp.ConfirmationID
+		}
 		return *tr, false
 	}
 	o := execute(ctx, tab, act)
