@@ -39,6 +39,10 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
+		events, err := a.Realtime()
+		if err != nil {
+			return nil, err
+		}
 		engine := &agent.Engine{
 			Tasks:     taskStore,
 			Chat:      chatStore,
@@ -48,6 +52,7 @@ func main() {
 			Gate:      a.Accounts(),
 			LLM:       client,
 			Model:     info.Model,
+			Events:    events,
 			Logger:    a.Logger,
 		}
 		return a.Protect(ratelimit.ClassInteract, newHandler(engine, a.Accounts(), metrics.New(os.Stdout, "ScreenAgent")))

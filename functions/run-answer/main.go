@@ -2,8 +2,10 @@
 package main
 
 import (
+	"context"
 	"net/http"
 
+	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
 )
@@ -12,5 +14,8 @@ import (
 const route = "POST /agent/run/{runId}/answer"
 
 func main() {
-	runapi.Main(route, func(svc *runs.Service) http.Handler { return newHandler(svc) })
+	runapi.Main(route, func(svc *runs.Service) http.Handler { return newHandler(svc) }, func(_ context.Context, a *app.App, svc *runs.Service) (err error) {
+		svc.Events, err = a.Realtime()
+		return err
+	})
 }

@@ -28,6 +28,7 @@ func main() {
 		svc.LLM = client
 		svc.Gate = runapi.TenantGate{Accounts: a.Accounts()}
 		svc.Model = info.Model
-		return nil
+		svc.Events, err = a.Realtime()
+		return err
 	})
 }

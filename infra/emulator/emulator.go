@@ -52,6 +52,7 @@ type Emulator struct {
 	byFolder  map[string][]*function
 	routes    *router
 	cors      *corsPolicy // nil when the API has no CorsConfiguration
+	ws        *wsAPI      // nil when the template has no WebSocket API
 	accountID string
 	builder   *builder
 	// done is closed by Close; it aborts process starts that are still initialising.
@@ -123,6 +124,7 @@ func New(cfg Config) (_ *Emulator, err error) {
 		byFolder:  map[string][]*function{},
 		routes:    routes,
 		cors:      newCORSPolicy(cors),
+		ws:        newWSAPI(cfg.Template),
 		accountID: accountID,
 		builder:   newBuilder(root, cfg.BuildFlags, log),
 		done:      make(chan struct{}),

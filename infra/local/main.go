@@ -39,7 +39,7 @@ import (
 )
 
 const usage = `usage:
-  local run [--addr 127.0.0.1:3000] [--dynamodb-port 8000] [--env-vars infra/env.json] [-v]
+  local run [--addr 127.0.0.1:3000] [--ws-addr 127.0.0.1:3001] [--dynamodb-port 8000] [--env-vars infra/env.json] [-v]
             [--data-dir .local/dynamodb | --in-memory] [--fresh]
             [--fake-search] [--fake-search-script FILE]
   local invoke --function <folder or logical ID> [--event FILE] [--dynamodb-endpoint URL (default: the running make run's)]
@@ -142,6 +142,7 @@ const EnvAllowedOrigins = "ALLOWED_ORIGINS"
 func run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:3000", "address the API listens on")
+	wsAddr := fs.String("ws-addr", "127.0.0.1:3001", "address the WebSocket API (and its management endpoint) listens on")
 	port := fs.Int("dynamodb-port", 8000, "port of DynamoDB Local")
 	envFile := fs.String("env-vars", "infra/env.json", "environment overrides in `sam local --env-vars` format")
 	fakeSearch := fs.Bool("fake-search", false, "answer web searches from a local fake of the Tavily API, with made-up results")
@@ -160,19 +161,26 @@ func run(ctx context.Context, args []string) error {
 	// Listen first: a taken port should fail before minutes of setup, not after. Until the API
 	// is ready every request gets a prompt 503 saying what the stack is doing, rather than a
 	// connection that hangs.
-	lns, err := listenChecked(*port, listenSpec{addr: *addr, what: "the API", makeVar: "ADDR", flag: "--addr"})
+	lns, err := listenChecked(*port, listenSpec{addr: *addr, what: "the API", makeVar: "ADDR", flag: "--addr"},
+		listenSpec{addr: *wsAddr, what: "the WebSocket API", makeVar: "WS_ADDR", flag: "--ws-addr"})
 	if err != nil {
 		return err
 	}
-	ln := lns[0]
+	ln, wsLn := lns[0], lns[1]
+	// The functions post to the connections through the emulator's management endpoint.
+	wsURL := wsLn.Addr().String()
 	g := newGate("starting DynamoDB Local")
+	wsGate := newGate("starting")
 	srv := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
+	wsSrv := &http.Server{Handler: wsGate, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- wsSrv.Serve(wsLn) }()
 	defer func() {
 		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shutdownCtx)
+		_ = wsSrv.Shutdown(shutdownCtx)
 	}()
 	_, apiPort, _ := net.SplitHostPort(*addr)
 	logs, err := openRunLogs(p.root, apiPort, *verbose, os.Stderr)
@@ -183,7 +191,7 @@ func run(ctx context.Context, args []string) error {
 	logger := logs.logger()
 	fmt.Fprintln(os.Stderr, logs.notice(p.root))
 
-	overrides := map[string]string{}
+	overrides := map[string]string{"REALTIME_ENDPOINT": "http://" + wsURL, "REALTIME_URL": "ws://" + wsURL}
 	if *fakeSearch || *searchScript != "" {
 		fake, err := startFakeSearch(*searchScript)
 		if err != nil {
@@ -261,9 +269,11 @@ func run(ctx context.Context, args []string) error {
 	}
 
 	g.open(emu.Handler())
-	fmt.Fprintf(os.Stderr, "\nAPI ready on http://%s  (try: curl -s -w '\\n' http://%s/api/health)\n%s\n"+
+	wsGate.open(emu.WebSocketHandler())
+	fmt.Fprintf(os.Stderr, "\nAPI ready on http://%s  (try: curl -s -w '\\n' http://%s/api/health)\n"+
+		"WebSocket API on ws://%s  (connect with a ticket from POST /api/realtime/ticket)\n%s\n"+
 		"The admin CLI and the thin client of this checkout find this stack through %s.\nCtrl-C stops everything.\n\n",
-		*addr, *addr, demo, relTo(p.root, record))
+		*addr, *addr, wsURL, demo, relTo(p.root, record))
 
 	select {
 	case <-ctx.Done():

@@ -79,7 +79,9 @@ type Engine struct {
 	// Gate reads a tenant's additions to the payment gate for careful requests; nil means the
 	// built-in rules only.
 	Gate GateSettings
-	LLM  llm.Client
+	// Events publishes the session's real-time events; nil publishes none.
+	Events Events
+	LLM    llm.Client
 	// Model names the configured model for records (the reply's own model wins when given).
 	Model string
 	// MaxSteps bounds a task (50 by default).
@@ -184,6 +186,8 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 		Notes: append(notes, chk.notes...),
 	})
 
+	stream, planBefore := e.events(ctx, tenant, st), snapshotPlan(mem.Plan)
+	stream.Send(ctx, executing(st, mem))
 	d, loginFailed := checkLogin(mem, loginView(req.URL, pg))
 	if !loginFailed {
 		if d, err = e.decide(ctx, system, user, pg, tried, &st, req.URL); err != nil {
@@ -198,7 +202,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	d, confirmation := holdPayment(d, req, mem, pg, st.task.TenantID+"/"+st.task.ID, rules)
 	chk.fold(d)
 	mem.Expected = parseExpectation(d.sections["Expect"])
-	extract(mem, d.sections["Extract"])
+	extracted := extract(mem, d.sections["Extract"])
 
 	stepIndex := st.task.StepCount
 	status := tasks.StatusActive
@@ -269,6 +273,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 		}
 		return Response{}, err
 	}
+	stream.Send(ctx, stepEvents(st, planBefore, mem, resp, extracted)...)
 	return resp, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/screenagent/backend/shared/awsconfig"
@@ -24,6 +25,8 @@ type App struct {
 	Config   config.Config
 	Logger   *slog.Logger
 	DynamoDB *dynamodb.Client
+	// AWS is the SDK configuration the clients were built from (credentials for request signing).
+	AWS aws.Config
 }
 
 // New loads the configuration (failing when a table's variable is missing: the template gives every
@@ -42,6 +45,7 @@ func New(ctx context.Context) (*App, error) {
 		Config:   cfg,
 		Logger:   logging.New(os.Stdout, cfg.LogLevel),
 		DynamoDB: awsconfig.DynamoDB(awsCfg, cfg.DynamoDBEndpoint),
+		AWS:      awsCfg,
 	}, nil
 }
 

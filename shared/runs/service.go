@@ -68,6 +68,8 @@ type Service struct {
 	LLM   llm.Client
 	// Gate gives the tenants' additions to the security gate; nil means the built-in rules only.
 	Gate GateSettings
+	// Events publishes the run's real-time events; nil publishes none.
+	Events Events
 	// Model names the configured model for records (the reply's own model wins when given).
 	Model string
 	// MaxSteps bounds new runs (DefaultMaxSteps when 0).
@@ -486,6 +488,7 @@ func (s *Service) save(ctx context.Context, idem idemRequest, prev, next Run, en
 	if err != nil {
 		return StepResponse{}, err
 	}
+	s.publish(ctx, next, entry, resp)
 	return resp, nil
 }
 

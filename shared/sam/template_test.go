@@ -1,6 +1,7 @@
 package sam
 
 import (
+	"maps"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -182,5 +183,30 @@ func TestProjectTemplateResolves(t *testing.T) {
 	}
 	if _, err := tmpl.HTTPAPICors(Env{}); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestWebSocketAPIsOfTheProjectTemplate(t *testing.T) {
+	tmpl, err := Load("../../template.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	apis := tmpl.WebSocketAPIs()
+	if len(apis) != 1 {
+		t.Fatalf("got %d WebSocket APIs, want 1", len(apis))
+	}
+	got := map[string]string{}
+	for _, r := range apis[0].Routes {
+		got[r.Key] = r.Function
+	}
+	want := map[string]string{
+		"$connect": "WsConnectFunction", "$disconnect": "WsDisconnectFunction", "$default": "WsDefaultFunction",
+		"subscribe": "WsSubscribeFunction", "unsubscribe": "WsUnsubscribeFunction",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("got routes %v, want %v", got, want)
+	}
+	if apis[0].RouteSelection != "$request.body.action" {
+		t.Errorf("got route selection %q, want $request.body.action", apis[0].RouteSelection)
 	}
 }

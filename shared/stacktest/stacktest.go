@@ -15,6 +15,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -42,7 +43,9 @@ type Options struct {
 // Stack is a running API.
 type Stack struct {
 	URL string
-	DB  *dynamotest.DB
+	// WebSocketURL is the WebSocket API's address (ws://…), which also serves its management API.
+	WebSocketURL string
+	DB           *dynamotest.DB
 }
 
 var (
@@ -69,7 +72,12 @@ func New(t testing.TB, opts Options) *Stack {
 		t.Fatal(loadErr)
 	}
 	db := dynamotest.New(t)
-	overrides := map[string]string{"DYNAMODB_ENDPOINT": db.Endpoint}
+	wsLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wsAddr := wsLn.Addr().String()
+	overrides := map[string]string{"DYNAMODB_ENDPOINT": db.Endpoint, "REALTIME_ENDPOINT": "http://" + wsAddr, "REALTIME_URL": "ws://" + wsAddr}
 	if opts.DynamoDBEndpoint != "" {
 		overrides["DYNAMODB_ENDPOINT"] = opts.DynamoDBEndpoint
 	}
@@ -92,11 +100,16 @@ func New(t testing.TB, opts Options) *Stack {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(checked(t, emu.Handler()))
+	wsSrv := &httptest.Server{Listener: wsLn, Config: &http.Server{Handler: emu.WebSocketHandler()}}
+	wsSrv.Start()
 	t.Cleanup(func() {
 		srv.Close()
+		// Closing the emulator first ends the WebSocket connections, which the server's Close
+		// would otherwise wait for.
 		_ = emu.Close()
+		wsSrv.Close()
 	})
-	return &Stack{URL: srv.URL, DB: db}
+	return &Stack{URL: srv.URL, WebSocketURL: "ws://" + wsAddr, DB: db}
 }
 
 // buildDir is one folder per test package, kept between runs so unchanged functions relink
