@@ -6,7 +6,9 @@
 // It talks to the stack `make run` runs in this checkout (found through .local/stack.json) unless
 // -base names an API. The agent's questions are asked on the terminal. -api run uses the run API
 // (-mode careful asks before risky steps); -out keeps a screenshot per step. Answers of 429 and 503
-// with Retry-After are waited out (bounded, each wait printed), as an extension must.
+// with Retry-After are waited out (bounded, each wait printed), as an extension must. -watch prints
+// the task's real-time events (step_progress, variable_extracted, task_status, run_step) from the
+// WebSocket API as they arrive.
 package main
 
 import (
@@ -45,6 +47,7 @@ func run() error {
 	out := flag.String("out", "", "folder for a screenshot per step")
 	rules := flag.String("host-resolver-rules", "", `Chromium host resolver rules, e.g. "MAP *.test 127.0.0.1"`)
 	maxSteps := flag.Int("max-steps", 25, "steps before the client gives up")
+	watch := flag.Bool("watch", false, "subscribe to the task's real-time events and print them as they arrive")
 	flag.Parse()
 	if *startURL == "" || *task == "" {
 		flag.Usage()
@@ -92,6 +95,18 @@ func run() error {
 		reply := strings.TrimSpace(in.Text())
 		return reply, reply != "" && !strings.EqualFold(reply, "no")
 	}}
+	if *watch {
+		w, err := client.Watch(ctx, os.Stdout)
+		if err != nil {
+			return err
+		}
+		defer w.Close()
+		t.Started = func(field, id string) {
+			if err := w.Subscribe(ctx, field, id); err != nil {
+				fmt.Fprintln(os.Stderr, "thinclient: watch:", err)
+			}
+		}
+	}
 	start := time.Now()
 	var tr drive.Transcript
 	if *api == "run" {

@@ -29,6 +29,15 @@ type Task struct {
 	// together (default 90 s).
 	MaxSteps    int
 	StepTimeout time.Duration
+	// Started, when set, hears of the session (interact) or the run (run API) as soon as its id
+	// is known, e.g. to watch its real-time events: field is "sessionId" or "runId".
+	Started func(field, id string)
+}
+
+func (t Task) started(field, id string) {
+	if t.Started != nil && id != "" {
+		t.Started(field, id)
+	}
 }
 
 // Step is one step as the client saw it.

@@ -44,6 +44,9 @@ func interactStep(ctx context.Context, api *API, tab *browser.Tab, task Task, n 
 	if err != nil {
 		return tr.stop(ctx, fmt.Errorf("step %d: %w", n, err)), true
 	}
+	if req.SessionID == "" {
+		task.started("sessionId", resp.SessionID)
+	}
 	req.TaskID, req.SessionID, req.Query, req.ConfirmationID = resp.TaskID, resp.SessionID, task.Text, ""
 	st.Action, st.Thought = resp.Action, resp.Thought
 	if resp.Usage != nil {

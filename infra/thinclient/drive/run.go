@@ -22,6 +22,7 @@ func Run(ctx context.Context, api *API, tab *browser.Tab, task Task) Transcript 
 	if err != nil {
 		return tr.stop(ctx, fmt.Errorf("start run: %w", err))
 	}
+	task.started("runId", runID)
 	var last *runResult
 	for n := 1; n <= task.maxSteps(); n++ {
 		sctx, cancel := context.WithTimeout(ctx, task.stepTimeout())

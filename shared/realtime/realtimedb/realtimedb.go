@@ -3,12 +3,15 @@
 //
 // Items (PK / SK):
 //
-//	TICKET#<sha256>            TICKET            a ticket's owner, until it is taken or expires
-//	CONN#<connectionId>        CONN              the connection's owner
-//	CONN#<connectionId>        SUB#<topic>       a topic the connection watches (for $disconnect)
-//	TOPIC#<tenant>#<topic>     CONN#<connId>     a subscriber; live=false while it lingers after a close
-//	SEQ#<tenant>#<topic>       SEQ               the topic's last event id
-//	LOG#<tenant>#<topic>       <id, 19 digits>   an event as sent, for resumption
+//	TICKET#<sha256>                 TICKET            a ticket's owner, until it is taken or expires
+//	CONN#<connectionId>             CONN              the connection's owner
+//	CONN#<connectionId>             SUB#<topic>       a topic the connection watches (for $disconnect)
+//	TENANT#<t>#TOPIC#<topic>        CONN#<connId>     a subscriber; live=false while it lingers after a close
+//	TENANT#<t>#SEQ#<topic>          SEQ               the topic's last event id
+//	TENANT#<t>#LOG#<topic>          <id, 19 digits>   an event as sent, for resumption
+//
+// A topic is "session#<id>" or "run#<id>". Tickets and connections are found by what the gateway
+// gives (the ticket's hash, the connection id); they hold their tenant.
 package realtimedb
 
 import (
@@ -70,9 +73,9 @@ func key(pk, sk string) map[string]types.AttributeValue {
 func ticketPK(hash string) string                    { return "TICKET#" + hash }
 func connPK(id string) string                        { return "CONN#" + id }
 func subSK(t realtime.Topic) string                  { return "SUB#" + t.Key() }
-func topicPK(tenant string, t realtime.Topic) string { return "TOPIC#" + tenant + "#" + t.Key() }
-func seqPK(tenant string, t realtime.Topic) string   { return "SEQ#" + tenant + "#" + t.Key() }
-func logPK(tenant string, t realtime.Topic) string   { return "LOG#" + tenant + "#" + t.Key() }
+func topicPK(tenant string, t realtime.Topic) string { return "TENANT#" + tenant + "#TOPIC#" + t.Key() }
+func seqPK(tenant string, t realtime.Topic) string   { return "TENANT#" + tenant + "#SEQ#" + t.Key() }
+func logPK(tenant string, t realtime.Topic) string   { return "TENANT#" + tenant + "#LOG#" + t.Key() }
 func logSK(id int64) string                          { return fmt.Sprintf("%019d", id) }
 
 func getS(item map[string]types.AttributeValue, name string) string {
