@@ -299,7 +299,7 @@ func (e *Emulator) disconnect(c *wsConn, host string, code int, reason string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	e.wsInvoke(ctx, fn, ev)
-	e.log.Info("websocket disconnect", "connectionId", c.id, "closeCode", code)
+	e.log.Info("websocket disconnect", "connectionId", c.id, "function", fn, "closeCode", code)
 }
 
 // wsInvoke invokes a route's function; a response that is not a structured one is a 200.
