@@ -164,18 +164,9 @@ const (
 // ($default). Answers go to the connection through the Poster; only a failure to answer at all is
 // returned.
 func (h *Hub) Handle(ctx context.Context, connectionID string, body []byte) error {
-	var req Request
-	if err := json.Unmarshal(body, &req); err != nil {
-		return h.refuse(ctx, connectionID, CodeBadRequest, "The message must be a JSON object with an action.")
-	}
-	switch req.Action {
-	case "subscribe", "unsubscribe":
-	default:
-		return h.refuse(ctx, connectionID, CodeUnknownAction, `Unknown action: use "subscribe" or "unsubscribe".`)
-	}
-	t, err := req.topic()
-	if err != nil {
-		return h.refuse(ctx, connectionID, CodeBadRequest, err.Error())
+	req, t, refusal := parse(body)
+	if refusal != nil {
+		return h.send(ctx, connectionID, refusal)
 	}
 	o, err := h.Store.Connection(ctx, connectionID, h.now())
 	if err != nil {
@@ -233,6 +224,24 @@ func (h *Hub) subscribe(ctx context.Context, connectionID string, o Owner, t Top
 		}
 	}
 	return nil
+}
+
+// parse reads a client's message, untrusted text: a request for a topic, or the error to answer.
+func parse(body []byte) (Request, Topic, *ErrorMessage) {
+	var req Request
+	if err := json.Unmarshal(body, &req); err != nil {
+		return req, Topic{}, &ErrorMessage{Type: "error", Code: CodeBadRequest, Message: "The message must be a JSON object with an action."}
+	}
+	switch req.Action {
+	case "subscribe", "unsubscribe":
+	default:
+		return req, Topic{}, &ErrorMessage{Type: "error", Code: CodeUnknownAction, Message: `Unknown action: use "subscribe" or "unsubscribe".`}
+	}
+	t, err := req.topic()
+	if err != nil {
+		return req, Topic{}, &ErrorMessage{Type: "error", Code: CodeBadRequest, Message: err.Error()}
+	}
+	return req, t, nil
 }
 
 func (r Request) topic() (Topic, error) {
