@@ -22,7 +22,7 @@ func heavy(pkg string) bool {
 // client, or keeps one it no longer uses, fails here. A new function is added to this table.
 var linked = map[string][]string{
 	"agent-interact": {"shared/accounts/accountsdb", "shared/agent/agentdb", "shared/chat/chatdb",
-		"shared/knowledge/knowledgedb", "shared/llm/provider", "shared/search/searchdb", "shared/tasks/tasksdb"},
+		"shared/knowledge/knowledgedb", "shared/llm/provider", "shared/realtime/realtimedb", "shared/search/searchdb", "shared/tasks/tasksdb"},
 	"api-health":         {"shared/accounts/accountsdb"},
 	"auth-login":         {"shared/accounts/accountsdb"},
 	"auth-logout":        {"shared/accounts/accountsdb"},
@@ -35,15 +35,21 @@ var linked = map[string][]string{
 	"knowledge-resolve":  {"shared/accounts/accountsdb", "shared/knowledge/knowledgedb"},
 	"preferences-get":    {"shared/accounts/accountsdb"},
 	"preferences-post":   {"shared/accounts/accountsdb"},
-	"run-answer":         {"shared/accounts/accountsdb", "shared/runs/runsdb"},
+	"realtime-ticket":    {"shared/accounts/accountsdb", "shared/realtime/realtimedb"},
+	"run-answer":         {"shared/accounts/accountsdb", "shared/realtime/realtimedb", "shared/runs/runsdb"},
 	"run-cancel":         {"shared/accounts/accountsdb", "shared/runs/runsdb"},
 	"run-get":            {"shared/accounts/accountsdb", "shared/runs/runsdb"},
 	"run-start":          {"shared/accounts/accountsdb", "shared/runs/runsdb"},
-	"run-step":           {"shared/accounts/accountsdb", "shared/llm/provider", "shared/runs/runsdb"},
+	"run-step":           {"shared/accounts/accountsdb", "shared/llm/provider", "shared/realtime/realtimedb", "shared/runs/runsdb"},
 	"session-archive":    {"shared/accounts/accountsdb", "shared/chat/chatdb"},
 	"session-latest":     {"shared/accounts/accountsdb", "shared/chat/chatdb"},
 	"session-list":       {"shared/accounts/accountsdb", "shared/chat/chatdb"},
 	"session-messages":   {"shared/accounts/accountsdb", "shared/chat/chatdb"},
+	"ws-connect":         {"shared/accounts/accountsdb", "shared/realtime/realtimedb"},
+	"ws-default":         {"shared/accounts/accountsdb", "shared/realtime/realtimedb"},
+	"ws-disconnect":      {"shared/accounts/accountsdb", "shared/realtime/realtimedb"},
+	"ws-subscribe":       {"shared/accounts/accountsdb", "shared/chat/chatdb", "shared/realtime/realtimedb", "shared/runs/runsdb"},
+	"ws-unsubscribe":     {"shared/accounts/accountsdb", "shared/realtime/realtimedb"},
 }
 
 // wiring are the shared packages whose job is to build services on stores for the functions; every
@@ -55,6 +61,7 @@ var wiring = []string{
 	"shared/knowledge/retrieval", // the knowledge service on its stores
 	"shared/retention/cleanup",   // the cleanup job deletes from the stores themselves
 	"shared/agent/agentdb",       // the interact engine's store adapter
+	"shared/realtimeapp",         // the WebSocket API's functions and the publishers: the realtime store
 }
 
 type listed struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/metrics"
 	"github.com/screenagent/backend/shared/ratelimit"
+	"github.com/screenagent/backend/shared/realtimeapp"
 	"github.com/screenagent/backend/shared/search"
 	"github.com/screenagent/backend/shared/search/searchdb"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
@@ -39,7 +40,7 @@ func main() {
 		if err != nil {
 			return nil, err
 		}
-		events, err := a.Realtime()
+		events, err := realtimeapp.Publisher(a)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/ratelimit"
+	"github.com/screenagent/backend/shared/realtimeapp"
 )
 
 // route is the function's event in template.yaml.
@@ -15,7 +16,7 @@ const route = "POST /api/realtime/ticket"
 
 func main() {
 	app.Main(route, func(_ context.Context, a *app.App) (http.Handler, error) {
-		hub, err := a.Hub(nil)
+		hub, err := realtimeapp.Hub(a, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/screenagent/backend/shared/app"
+	"github.com/screenagent/backend/shared/realtimeapp"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
 )
@@ -15,7 +16,7 @@ const route = "POST /agent/run/{runId}/answer"
 
 func main() {
 	runapi.Main(route, func(svc *runs.Service) http.Handler { return newHandler(svc) }, func(_ context.Context, a *app.App, svc *runs.Service) (err error) {
-		svc.Events, err = a.Realtime()
+		svc.Events, err = realtimeapp.Publisher(a)
 		return err
 	})
 }

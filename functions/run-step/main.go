@@ -9,6 +9,7 @@ import (
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/metrics"
+	"github.com/screenagent/backend/shared/realtimeapp"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
 )
@@ -28,7 +29,7 @@ func main() {
 		svc.LLM = client
 		svc.Gate = runapi.TenantGate{Accounts: a.Accounts()}
 		svc.Model = info.Model
-		svc.Events, err = a.Realtime()
+		svc.Events, err = realtimeapp.Publisher(a)
 		return err
 	})
 }

@@ -9,11 +9,12 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/screenagent/backend/shared/app"
+	"github.com/screenagent/backend/shared/realtimeapp"
 )
 
 func main() {
 	app.WebSocketMain("$disconnect", func(_ context.Context, a *app.App) (app.WebSocketHandler, error) {
-		hub, err := a.Hub(nil)
+		hub, err := realtimeapp.Hub(a, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/chat/chatdb"
+	"github.com/screenagent/backend/shared/realtimeapp"
 	"github.com/screenagent/backend/shared/runs/runapi"
 )
 
@@ -24,7 +25,7 @@ func main() {
 			sessions: chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable, policy.Chat),
 			runs:     runStore,
 		}
-		hub, err := a.Hub(access)
+		hub, err := realtimeapp.Hub(a, access)
 		if err != nil {
 			return nil, err
 		}

@@ -6,11 +6,12 @@ import (
 	"context"
 
 	"github.com/screenagent/backend/shared/app"
+	"github.com/screenagent/backend/shared/realtimeapp"
 )
 
 func main() {
 	app.WebSocketMain("unsubscribe", func(_ context.Context, a *app.App) (app.WebSocketHandler, error) {
-		hub, err := a.Hub(nil)
+		hub, err := realtimeapp.Hub(a, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/screenagent/backend/shared/logging"
-	"github.com/screenagent/backend/shared/realtime"
 )
 
 // WebSocketHandler serves one route of the WebSocket API. Its status answers $connect (anything
@@ -42,19 +41,6 @@ func WebSocketMain(route string, build func(context.Context, *App) (WebSocketHan
 			"requestId", ev.RequestContext.RequestID, "status", res.StatusCode, "durationMs", time.Since(start).Milliseconds())
 		return res, err
 	})
-}
-
-// Hub is the WebSocket API's service; access decides subscriptions (nil where none are made).
-func (a *App) Hub(access realtime.Access) (*realtime.Hub, error) {
-	store, err := a.RealtimeStore()
-	if err != nil {
-		return nil, err
-	}
-	poster, err := a.RealtimePoster()
-	if err != nil {
-		return nil, err
-	}
-	return &realtime.Hub{Store: store, Poster: poster, Access: access, URL: a.Config.Lookup(EnvRealtimeURL), Logger: a.Logger}, nil
 }
 
 // MessageHandler serves a message route with handle, which answers the client itself; only a
