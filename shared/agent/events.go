@@ -4,9 +4,9 @@ import (
 	"context"
 	"strings"
 
-	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/realtime"
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 // Events publishes a session's real-time events (realtime.Publisher): best-effort and bounded, it
@@ -82,7 +82,7 @@ func stepEvents(st state, before *planStatuses, mem *tasks.Memory, resp Response
 		out = append(out, ev)
 	}
 	for _, k := range extracted {
-		if v, ok := mem.Variables[k]; ok && publishable(v) {
+		if v, ok := mem.Variables[k]; ok && publishable(k, v) {
 			out = append(out, realtime.VariableExtracted{SessionID: st.session.ID, TaskID: st.task.ID, Key: k, Value: v})
 		}
 	}
@@ -105,8 +105,9 @@ func stepStatus(s string) string {
 	return realtime.StepPending
 }
 
-// publishable reports a value that may leave the server: never a masked secret or a reference to
-// a secret the browser keeps. What is published is what is stored, and storage holds no secret.
-func publishable(v string) bool {
-	return !strings.Contains(v, page.Mask) && !strings.Contains(v, "secret(")
+// publishable reports an extracted value that may leave the server, by the trust policy: never
+// one whose key names a secret, a masked value, or a reference to a secret the browser keeps
+// (secret("name")). What is published is what is stored, and storage holds no secret.
+func publishable(key, value string) bool {
+	return !trust.SecretText(key) && !strings.Contains(value, trust.Mask) && !strings.Contains(value, "secret(")
 }

@@ -57,7 +57,7 @@ func TestStepEvents(t *testing.T) {
 	}
 
 	f.llm.Reply("<Thought>Plan it.</Thought><Plan>1. Search for wool socks\n2. Open the first result</Plan><Step>1</Step>" +
-		"<Extract>brand = Woolly\npin = " + page.Mask + "</Extract><Action>click(2)</Action>")
+		"<Extract>brand = Woolly\nsaved = " + page.Mask + "\nPasswort = hunter22</Extract><Action>click(2)</Action>")
 	next := Request{TaskID: r1.TaskID, Report: &tasks.Report{Status: "success"}}
 	f.step(t, next)
 	opened, sent, calls := rec.take()
