@@ -31,12 +31,12 @@ local-bin:
 	@test -x $(LOCAL_BIN) || echo "compiling the launcher (infra/local; about a minute on an empty Go build cache)"
 	@$(GO) build -o $(LOCAL_BIN) ./infra/local
 
-## run: DynamoDB Local + tables + demo account + the API on http://127.0.0.1:3000, in the foreground. Ctrl-C stops all of it.
-## ADDR=127.0.0.1:3100 and DYNAMODB_PORT=8100 choose other ports; VERBOSE=1 shows the JSON logs (else in .local/logs/).
+## run: DynamoDB Local + tables + demo account + the API on http://127.0.0.1:3000 and its WebSocket API on ws://127.0.0.1:3001,
+## in the foreground. Ctrl-C stops all of it. ADDR=127.0.0.1:3100, WS_ADDR=127.0.0.1:3101 and DYNAMODB_PORT=8100 choose other ports; VERBOSE=1 shows the JSON logs (else in .local/logs/).
 ## Data is kept in .local/dynamodb; FRESH=1 deletes it first, IN_MEMORY=1 keeps none.
 ## FAKE_SEARCH=1 answers web searches from a local fake Tavily API; FAKE_SEARCH_SCRIPT=<file> gives it scripted results.
 run: local-bin
-	@exec $(LOCAL_BIN) run $(if $(ADDR),--addr $(ADDR)) $(if $(DYNAMODB_PORT),--dynamodb-port $(DYNAMODB_PORT)) $(if $(VERBOSE),-v) \
+	@exec $(LOCAL_BIN) run $(if $(ADDR),--addr $(ADDR)) $(if $(WS_ADDR),--ws-addr $(WS_ADDR)) $(if $(DYNAMODB_PORT),--dynamodb-port $(DYNAMODB_PORT)) $(if $(VERBOSE),-v) \
 		$(if $(FRESH),--fresh) $(if $(IN_MEMORY),--in-memory) $(if $(FAKE_SEARCH),--fake-search) $(if $(FAKE_SEARCH_SCRIPT),--fake-search-script $(FAKE_SEARCH_SCRIPT))
 
 ## test: everything CI checks.
