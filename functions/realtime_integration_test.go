@@ -22,8 +22,9 @@ import (
 	"github.com/screenagent/backend/shared/stacktest"
 )
 
-// wsWait bounds each wait for a message; a healthy stack answers in well under a second.
-const wsWait = 30 * time.Second
+// wsWait bounds each wait for a message or a cleanup. A healthy stack answers in well under a
+// second, but a function's first use builds it, which takes long on a loaded machine.
+const wsWait = 2 * time.Minute
 
 type ticketData struct {
 	Ticket    string `json:"ticket"`

@@ -54,9 +54,10 @@ type Stream interface {
 // Discard is a Stream with no subscribers.
 var Discard Stream = stream{}
 
-// Defaults of a Publisher.
+// Defaults of a Publisher. The timeout only stops a hung call: the calls take milliseconds on
+// AWS, but a loaded machine running the local stack can take seconds.
 const (
-	DefaultTimeout      = time.Second
+	DefaultTimeout      = 5 * time.Second
 	DefaultResumeWindow = 15 * time.Minute
 	throttlePause       = 100 * time.Millisecond
 )
