@@ -164,9 +164,9 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 
 	pg := page.Parse(req.DOM)
 	mem := &st.task.Memory
-	prevAction := ""
+	prevAction, prevURL := "", ""
 	if last := mem.Last(); last != nil {
-		prevAction = last.Action
+		prevAction, prevURL = last.Action, last.URL
 	}
 	userMessage := takeIn(mem, st.task.Query, req, st.isNew, st.task.StepCount)
 	for k, v := range req.Variables {
@@ -178,8 +178,9 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	fp := fingerprint(req.URL, pg)
 	tried := triedOn(mem, fp)
 	chk := verifyLast(mem, st.task.ID, req.URL, fp, pg, req.Report, start)
-	rendered := page.Render(pg, page.Options{Query: focusQuery(st.task.Query, mem), Budget: e.PageBudget, PreviousDigest: mem.Page})
-	notes := append(finishNotes(mem), loopNotes(tried)...)
+	rendered := page.Render(pg, page.Options{Query: focusQuery(st.task.Query, mem), Budget: e.PageBudget, PreviousDigest: mem.Page,
+		URLChanged: prevURL != "" && prevURL != req.URL})
+	notes := append(append(finishNotes(mem), loopNotes(tried)...), revisitNotes(mem, req.URL)...)
 	system, user := BuildPrompt(PromptInput{
 		Task: st.task.Query, URL: req.URL, Now: start, Memory: mem, Report: req.Report,
 		Knowledge: knowledgeChunks(know), Grammar: actions.PromptText(), Page: rendered.Text,

@@ -307,7 +307,7 @@ func TestReportedFailure(t *testing.T) {
 	r2 := f.step(t, Request{TaskID: r.TaskID, Report: &tasks.Report{Status: "failure", Error: &tasks.ActionError{Message: "Element not clickable", Code: "NOT_CLICKABLE", ElementID: &id}}})
 
 	prompt := f.llm.Requests()[1].User()
-	for _, want := range []string{`SYSTEM NOTE: The last action failed (message "Element not clickable", code "NOT_CLICKABLE", element 3)`, "FAILED", "verifySuccess"} {
+	for _, want := range []string{`Result: FAILED — message "Element not clickable", code "NOT_CLICKABLE", element 3`, "SYSTEM NOTE: The last action failed (see its result above)", "FAILED", "verifySuccess"} {
 		if !strings.Contains(prompt, want) {
 			t.Errorf("prompt after a failure lacks %q:\n%s", want, prompt)
 		}

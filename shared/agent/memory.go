@@ -54,16 +54,33 @@ func fingerprint(url string, pg *page.Page) string {
 // loopExempt are the actions the loop guard never refuses: asking, checking and ending.
 var loopExempt = map[string]bool{"askUser": true, "verifySuccess": true, "finish": true, "fail": true}
 
-// triedOn counts the actions of the recent steps that were chosen on the page with this
-// fingerprint, by their stored form.
+// triedOn counts, by their stored form, the actions of the latest steps that were all chosen on
+// the page with this fingerprint: the page has not changed since the first of them. A page left
+// and come back to starts afresh (its ids may mean other elements now); see revisitNotes.
 func triedOn(mem *tasks.Memory, fp string) map[string]int {
 	tried := map[string]int{}
-	for _, b := range mem.Recent {
-		if b.Fingerprint == fp && !loopExempt[actionName(b.Action)] {
-			tried[b.Action]++
+	for i := len(mem.Recent) - 1; i >= 0 && mem.Recent[i].Fingerprint == fp; i-- {
+		if a := mem.Recent[i].Action; !loopExempt[actionName(a)] {
+			tried[a]++
 		}
 	}
 	return tried
+}
+
+// revisitNotes tell the model, on its first step back on a URL it left, what it did there last
+// time and where that led: history, not a claim that the page is unchanged.
+func revisitNotes(mem *tasks.Memory, url string) []string {
+	n := len(mem.Recent)
+	if n == 0 || mem.Recent[n-1].URL == url {
+		return nil
+	}
+	for k := n - 2; k >= 0; k-- {
+		if b := mem.Recent[k]; b.URL == url {
+			return []string{fmt.Sprintf("You were on this page before: last time (step %d) you chose %s here, which led to %s. Element ids may differ now.",
+				b.Index+1, b.Action, quote(mem.Recent[k+1].URL))}
+		}
+	}
+	return nil
 }
 
 // maxRepeats is how often an action may be chosen on an unchanged page; the next choice of it
@@ -108,15 +125,16 @@ func checkLoop(a actions.Action, tried map[string]int) error {
 }
 
 // unverifiedFailure reports whether a recent action failed and no verification has come since:
-// a verifySuccess counts once the next request brought the page it checks (the server and the
-// model judge that page), unless the client reported it failed.
+// an action whose outcome the server verified on the page that followed counts, and so does a
+// verifySuccess once the next request brought the page it checks, unless the client reported
+// it failed.
 func unverifiedFailure(mem *tasks.Memory) bool {
 	lastFailure, lastVerified := -1, -1
 	for i, b := range mem.Recent {
 		switch {
 		case b.Result.Failed():
 			lastFailure = i
-		case b.Reported && actionName(b.Action) == "verifySuccess":
+		case b.Verdict == tasks.Verified, b.Reported && actionName(b.Action) == "verifySuccess":
 			lastVerified = i
 		}
 	}

@@ -138,12 +138,20 @@ func BuildPrompt(in PromptInput) (system, user string) {
 			fmt.Fprintf(&b, "  Result: %s", describeReport(s.Result))
 			if s.Verdict == tasks.Verified || s.Verdict == tasks.Unverified {
 				fmt.Fprintf(&b, "; verification: %s", s.Verdict)
+				if s.Checked != "" {
+					fmt.Fprintf(&b, " (%s)", s.Checked)
+				}
 			}
 			b.WriteString("\n")
 		}
 	}
 	if in.Report.Failed() {
-		fmt.Fprintf(&b, "\nSYSTEM NOTE: The last action failed (%s). Do not repeat it unchanged; choose another element or approach, or use fail(\"reason\") if the task cannot be done.\n", describeError(in.Report.Error))
+		// The error itself is in the last step's result above, when there is one: it is said once.
+		what := "see its result above"
+		if len(mem.Recent) == 0 {
+			what = describeError(in.Report.Error)
+		}
+		fmt.Fprintf(&b, "\nSYSTEM NOTE: The last action failed (%s). Do not repeat it unchanged; choose another element or approach, or use fail(\"reason\") if the task cannot be done.\n", what)
 	}
 	for _, n := range in.Notes {
 		fmt.Fprintf(&b, "\nSYSTEM NOTE: %s\n", n)

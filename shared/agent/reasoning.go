@@ -162,113 +162,6 @@ func joinChange(a, b string) string {
 	return a + "; " + b
 }
 
-var (
-	expectURLContains = regexp.MustCompile(`(?i)url\s+(?:contains|includes|has)\s+"([^"]+)"`)
-	expectText        = regexp.MustCompile(`(?i)(?:text|message|element|button|link)\s+"([^"]+)"\s+(appears|shows|is shown|is visible|disappears|vanishes|is gone|closes)`)
-	expectURLChanges  = regexp.MustCompile(`(?i)\burl\s+changes\b|\bnew page\b|\bnavigates?\b`)
-	expectPageChanges = regexp.MustCompile(`(?i)\bpage\s+changes\b`)
-)
-
-// parseExpectation reads an <Expect> block: a description with checkable parts written as
-// url contains "…", text "…" appears, text "…" disappears, url changes, page changes.
-func parseExpectation(text string) *tasks.Expectation {
-	text = strings.TrimSpace(text)
-	if text == "" {
-		return nil
-	}
-	x := &tasks.Expectation{Description: shorten(oneLine(text), 500)}
-	if m := expectURLContains.FindStringSubmatch(text); m != nil {
-		x.URLContains = m[1]
-	}
-	for _, m := range expectText.FindAllStringSubmatch(text, maxExpectItems) {
-		switch strings.ToLower(m[2]) {
-		case "disappears", "vanishes", "is gone", "closes":
-			x.TextDisappears = append(x.TextDisappears, m[1])
-		default:
-			x.TextAppears = append(x.TextAppears, m[1])
-		}
-	}
-	x.URLChanges = expectURLChanges.MatchString(text) && x.URLContains == ""
-	x.PageChanges = expectPageChanges.MatchString(text)
-	return x
-}
-
-// checkable reports whether the expectation has something to check deterministically.
-func checkable(x *tasks.Expectation) bool {
-	return x != nil && (x.URLChanges || x.URLContains != "" || len(x.TextAppears) > 0 || len(x.TextDisappears) > 0 || x.PageChanges)
-}
-
-// observation is what the new page shows about the last action.
-type observation struct {
-	prevURL, url string
-	// changed is false when the page looks exactly as when the action was chosen.
-	changed bool
-	report  *tasks.Report
-	text    string // the page's text and element labels, lower case
-}
-
-func observe(last *tasks.Brief, url string, fp string, pg *page.Page, report *tasks.Report) observation {
-	return observation{prevURL: last.URL, url: url, changed: last.Fingerprint != fp, report: report, text: strings.ToLower(pageText(pg))}
-}
-
-// pageText is everything the page says: its title, texts and the labels of its elements.
-func pageText(pg *page.Page) string {
-	var b strings.Builder
-	b.WriteString(pg.Title())
-	for _, t := range pg.Texts() {
-		b.WriteString("\n" + t)
-	}
-	for _, e := range pg.Elements() {
-		b.WriteString("\n" + e.Text)
-		for _, a := range e.Attrs {
-			if a.Name == "aria-label" || a.Name == "value" || a.Name == "placeholder" || a.Name == "title" {
-				b.WriteString(" " + a.Value)
-			}
-		}
-	}
-	return b.String()
-}
-
-// verify checks the last action deterministically: the client's report, then the expected
-// outcome against the new page. Undecided when nothing checkable was expected and nothing failed.
-func verify(x *tasks.Expectation, o observation) (verdict string, evidence []string) {
-	if o.report.Failed() {
-		return tasks.Unverified, []string{"the client reported the action failed: " + describeError(o.report.Error)}
-	}
-	if !checkable(x) {
-		return tasks.Undecided, nil
-	}
-	ok := true
-	check := func(holds bool, yes, no string) {
-		if holds {
-			evidence = append(evidence, yes)
-		} else {
-			ok = false
-			evidence = append(evidence, no)
-		}
-	}
-	if x.URLChanges {
-		check(o.url != o.prevURL, "the URL changed", "the URL did not change")
-	}
-	if x.URLContains != "" {
-		check(strings.Contains(strings.ToLower(o.url), strings.ToLower(x.URLContains)),
-			fmt.Sprintf("the URL contains %q", x.URLContains), fmt.Sprintf("the URL does not contain %q", x.URLContains))
-	}
-	for _, t := range x.TextAppears {
-		check(strings.Contains(o.text, strings.ToLower(t)), fmt.Sprintf("%q is on the page", t), fmt.Sprintf("%q is not on the page", t))
-	}
-	for _, t := range x.TextDisappears {
-		check(!strings.Contains(o.text, strings.ToLower(t)), fmt.Sprintf("%q is gone", t), fmt.Sprintf("%q is still on the page", t))
-	}
-	if x.PageChanges {
-		check(o.changed, "the page changed", "the page did not change")
-	}
-	if ok {
-		return tasks.Verified, evidence
-	}
-	return tasks.Unverified, evidence
-}
-
 // evaluation reads the model's <Evaluation> of the previous action ("success: …").
 func evaluation(sections map[string]string) (verdict, text string) {
 	text, ok := sections["Evaluation"]
@@ -319,20 +212,32 @@ type checked struct {
 func verifyLast(mem *tasks.Memory, taskID, url, fp string, pg *page.Page, report *tasks.Report, now time.Time) checked {
 	var c checked
 	last := mem.Last()
-	if last == nil || loopExempt[actionName(last.Action)] {
+	if last == nil {
 		return c
 	}
-	o := observe(last, url, fp, pg, report)
-	verdict, evidence := verify(mem.Expected, o)
+	expected := mem.Expected
+	if actionName(last.Action) == "verifySuccess" {
+		// The check the model asked for is read like an expectation of the page it brings.
+		expected = nil
+		if a, err := actions.Parse(last.Action); err == nil {
+			text, _ := a.Text()
+			expected = parseExpectation(text)
+		}
+	} else if loopExempt[actionName(last.Action)] {
+		return c
+	}
+	o := observe(last, url, fp, pg, mem.Page, report)
+	verdict, evidence := verify(expected, o)
 	last.Verdict = verdict
-	if mem.Expected == nil && verdict != tasks.Unverified {
+	last.Checked = shorten(strings.Join(evidence, "; "), 300)
+	if expected == nil && verdict != tasks.Unverified {
 		// Nothing was predicted: the model's own evaluation in this step's reply decides.
 		c.verification = &tasks.Verification{TaskID: taskID, StepIndex: last.Index, Action: last.Action, Verdict: tasks.Undecided, Method: "model", CreatedAt: now}
 		return c
 	}
 	c.verification = &tasks.Verification{
 		TaskID: taskID, StepIndex: last.Index, Action: last.Action, Verdict: verdict, Method: "deterministic",
-		Expected: mem.Expected, Evidence: evidence, CreatedAt: now,
+		Expected: expected, Evidence: evidence, CreatedAt: now,
 	}
 	switch verdict {
 	case tasks.Verified:
@@ -341,12 +246,17 @@ func verifyLast(mem *tasks.Memory, taskID, url, fp string, pg *page.Page, report
 		strategy, guidance := chooseCorrection(last, o, mem.Corrections)
 		mem.Corrections++
 		c.correction = &tasks.Correction{TaskID: taskID, StepIndex: last.Index, Strategy: strategy, Reason: strings.Join(evidence, "; "), FailedAction: last.Action, CreatedAt: now}
-		expected := "the expected outcome"
-		if mem.Expected != nil {
-			expected = quote(mem.Expected.Description)
+		switch {
+		case report.Failed():
+			// The failure is said once, in the step's result; only the correction is added.
+			c.notes = append(c.notes, fmt.Sprintf("Correction (%s): %s", strategy, guidance))
+		case expected != nil && len(o.errors) == 0:
+			c.notes = append(c.notes, fmt.Sprintf("Verification of your last action %s failed: expected %s, but %s. Correction (%s): %s",
+				last.Action, quote(expected.Description), strings.Join(evidence, "; "), strategy, guidance))
+		default:
+			c.notes = append(c.notes, fmt.Sprintf("Verification of your last action %s failed: %s. Correction (%s): %s",
+				last.Action, strings.Join(evidence, "; "), strategy, guidance))
 		}
-		c.notes = append(c.notes, fmt.Sprintf("Verification of your last action %s failed: expected %s, but %s. Correction (%s): %s",
-			last.Action, expected, strings.Join(evidence, "; "), strategy, guidance))
 	}
 	return c
 }

@@ -56,6 +56,8 @@ type Brief struct {
 	Fingerprint string `json:"fingerprint,omitempty" dynamodbav:"fingerprint,omitempty"`
 	// Verdict is the verification of the action, once the next page came (verified, failed, unknown).
 	Verdict string `json:"verdict,omitempty" dynamodbav:"verdict,omitempty"`
+	// Checked is what the verification looked at, said with the verdict.
+	Checked string `json:"checked,omitempty" dynamodbav:"checked,omitempty"`
 	// Note is what the server did or saw about the step (a refused loop, a dismissed overlay, …).
 	Note string `json:"note,omitempty" dynamodbav:"note,omitempty"`
 }

@@ -60,6 +60,8 @@ type Expectation struct {
 	TextDisappears []string `json:"textDisappears,omitempty" dynamodbav:"textDisappears,omitempty"`
 	// PageChanges: something on the page should change (the weakest expectation).
 	PageChanges bool `json:"pageChanges,omitempty" dynamodbav:"pageChanges,omitempty"`
+	// Or are alternative outcomes ("… appears, or … disappears"): any one of them is success.
+	Or []Expectation `json:"or,omitempty" dynamodbav:"or,omitempty"`
 }
 
 // Verification verdicts.

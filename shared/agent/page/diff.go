@@ -3,6 +3,7 @@ package page
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strconv"
 	"strings"
 )
 
@@ -16,7 +17,9 @@ const maxDiffItems = 20
 func signature(e Element, context uint64) uint64 {
 	h := newFNV()
 	h.add(e.Tag)
-	h.add(e.Text)
+	if e.Tag != "textarea" { // a textarea's text is its value: a state, not what it is
+		h.add(e.Text)
+	}
 	for _, a := range e.Attrs {
 		switch a.Name {
 		case "type", "role", "name", "aria-label", "placeholder", "title", "alt", "href", "data-name":
@@ -61,8 +64,10 @@ func (p *Page) Fingerprint() string {
 		h.Write([]byte{0})
 	}
 	write(p.title)
-	for _, e := range p.elements {
-		write("\x01" + e.Tag)
+	states := p.layout().states
+	for i, e := range p.elements {
+		// The state covers what the attributes miss, such as the option a select shows.
+		write("\x01" + e.Tag + strconv.FormatUint(states[i], 16))
 		for _, a := range e.Attrs {
 			write(a.Name)
 			write(a.Value)

@@ -2,32 +2,52 @@ package page
 
 import "encoding/binary"
 
-// maxDigest bounds the elements a digest describes; a larger page has no digest, so the step
-// after it marks nothing new (rather than everything past the bound).
+// maxDigest bounds the elements (and text lines) a digest describes; a larger page has no
+// digest, so the step after it marks nothing (rather than everything past the bound).
 const maxDigest = 600
 
-// Digest is the compact form of the page that the next step's new-element marks need (see
-// Options.PreviousDigest): its elements' signatures, 8 bytes each; nil for a page with more than
-// maxDigest elements. It lets the engine keep it on the task instead of reading the page back.
+// digestV2 starts a digest with states and text lines; a version-1 digest (signatures only,
+// 8 bytes each) never has a length that leaves a remainder of 5 modulo 8, as this one does.
+const digestV2 = 2
+
+// Digest is the compact form of the page that the next step's change marks need (see
+// Options.PreviousDigest): a version byte, the element count, each element's signature and
+// state and each text line's hash, 8 bytes each; nil for a page with more than maxDigest
+// elements. It lets the engine keep it on the task instead of reading the page back.
 func (p *Page) Digest() []byte {
-	sigs := p.layout().sigs
-	if len(sigs) > maxDigest {
+	v := p.view()
+	if len(v.sigs) > maxDigest {
 		return nil
 	}
-	out := make([]byte, 0, 8*len(sigs))
-	for _, s := range sigs {
-		out = binary.BigEndian.AppendUint64(out, s)
+	texts := v.texts[:min(len(v.texts), maxDigest)]
+	out := make([]byte, 0, 5+16*len(v.sigs)+8*len(texts))
+	out = append(out, digestV2)
+	out = binary.BigEndian.AppendUint32(out, uint32(len(v.sigs)))
+	for _, list := range [][]uint64{v.sigs, v.states, texts} {
+		for _, s := range list {
+			out = binary.BigEndian.AppendUint64(out, s)
+		}
 	}
 	return out
 }
 
-// fromDigest is a page that stands for the one Digest described, for newMarks.
-func fromDigest(b []byte) *Page {
-	sigs := make([]uint64, len(b)/8)
-	for i := range sigs {
-		sigs[i] = binary.BigEndian.Uint64(b[8*i:])
+// fromDigest is the view of the page Digest described; a version-1 digest has only
+// signatures, so values and text are taken as unchanged.
+func fromDigest(b []byte) *view {
+	words := func(b []byte) []uint64 {
+		out := make([]uint64, len(b)/8)
+		for i := range out {
+			out[i] = binary.BigEndian.Uint64(b[8*i:])
+		}
+		return out
 	}
-	p := &Page{}
-	p.layoutOnce.Do(func() { p.lay = &layout{sigs: sigs} })
-	return p
+	if len(b)%8 != 5 || b[0] != digestV2 {
+		return &view{sigs: words(b)}
+	}
+	n := int(binary.BigEndian.Uint32(b[1:5]))
+	rest := words(b[5:])
+	if 2*n > len(rest) {
+		return nil
+	}
+	return &view{sigs: rest[:n], states: rest[n : 2*n], texts: rest[2*n:]}
 }

@@ -24,6 +24,7 @@ type layout struct {
 	groups   []group
 	overlays []overlay
 	sigs     []uint64 // per element: what identifies it across steps (see signature)
+	states   []uint64 // per element: its value and states (see state)
 	labels   []string // per element: its <label> text when it has no name of its own
 }
 
@@ -96,9 +97,9 @@ func buildLayout(p *Page) *layout {
 	b.measure()
 	b.lay.labels = b.findLabels()
 	b.findOverlays()
-	b.lay.sigs = make([]uint64, len(p.elements))
+	b.lay.sigs, b.lay.states = make([]uint64, len(p.elements)), make([]uint64, len(p.elements))
 	for i, e := range p.elements {
-		b.lay.sigs[i] = signature(e, b.context(i))
+		b.lay.sigs[i], b.lay.states[i] = signature(e, b.context(i)), b.state(i)
 	}
 	if n > 0 {
 		b.children(0, 0)

@@ -30,6 +30,9 @@ type Options struct {
 	Previous *Page
 	// PreviousDigest stands for Previous when only its Digest was kept (nil: none).
 	PreviousDigest []byte
+	// URLChanged says the page is at another URL than the previous one, which the legend of
+	// the marks must not call unchanged.
+	URLChanged bool
 }
 
 // Rendered is the page part of the prompt.
@@ -59,23 +62,24 @@ func Render(p *Page, o Options) Rendered {
 		budget = DefaultBudget
 	}
 	lay := p.layout()
-	prev := o.Previous
+	prev := o.Previous.view()
 	if prev == nil && len(o.PreviousDigest) > 0 {
 		prev = fromDigest(o.PreviousDigest)
 	}
-	marks, newCount, allNew := newMarks(p, prev)
+	ch := compare(p, prev)
 
 	var head []string
 	if p.title != "" {
 		head = append(head, "Title: "+escapeRefs(p.title))
 	}
 	if prev != nil {
-		head = append(head, legend(newCount, allNew))
+		head = append(head, ch.legend(o.URLChanged))
 	}
-	if allNew {
-		marks, newCount = nil, 0
+	marks := ch.marks
+	r := Rendered{ElementsTotal: len(p.elements), NewElements: ch.added}
+	if ch.allNew {
+		marks, r.NewElements = nil, 0
 	}
-	r := Rendered{ElementsTotal: len(p.elements), NewElements: newCount}
 
 	if len(lay.lines) == 0 {
 		head = append(head, emptyPage)
@@ -121,41 +125,6 @@ func Render(p *Page, o Options) Rendered {
 	}
 }
 
-// legend explains the new-element marks.
-func legend(n int, allNew bool) string {
-	switch {
-	case allNew:
-		return "(everything on this page is new since the previous step)"
-	case n == 0:
-		return "(no new elements since the previous step)"
-	case n == 1:
-		return "(* marks the element that is new since the previous step)"
-	}
-	return "(* marks the " + thousands(n) + " elements that are new since the previous step)"
-}
-
-// newMarks says which elements were not on the previous page, matching them by signature
-// (ids may be renumbered between steps); allNew when nothing matched.
-func newMarks(p, prev *Page) (marks []bool, n int, allNew bool) {
-	if prev == nil || len(p.elements) == 0 {
-		return nil, 0, false
-	}
-	seen := map[uint64]int{}
-	for _, s := range prev.layout().sigs {
-		seen[s]++
-	}
-	marks = make([]bool, len(p.elements))
-	for i, s := range p.layout().sigs {
-		if seen[s] > 0 {
-			seen[s]--
-			continue
-		}
-		marks[i] = true
-		n++
-	}
-	return marks, n, n == len(p.elements)
-}
-
 // selection is the budgeter's state: which lines are kept and what they cost.
 type selection struct {
 	lines      []line
@@ -171,7 +140,7 @@ type selection struct {
 	totalChars int
 }
 
-func newSelection(lay *layout, marks []bool) *selection {
+func newSelection(lay *layout, marks []byte) *selection {
 	n := len(lay.lines)
 	s := &selection{lines: lay.lines, texts: make([]string, n), cost: make([]int, n), prefix: make([]int, n+1), keep: make([]bool, n), gaps: 1}
 	for i, l := range lay.lines {
@@ -186,7 +155,7 @@ func newSelection(lay *layout, marks []bool) *selection {
 }
 
 // lineText writes a line with its indentation and a "*" before each new element.
-func lineText(l line, marks []bool) string {
+func lineText(l line, marks []byte) string {
 	if l.indent == 0 && marks == nil {
 		return l.text
 	}
@@ -197,9 +166,9 @@ func lineText(l line, marks []bool) string {
 	}
 	at := 0
 	for k := 0; k+1 < len(l.elems); k += 2 {
-		if e, off := l.elems[k], int(l.elems[k+1]); marks != nil && marks[e] {
+		if e, off := l.elems[k], int(l.elems[k+1]); marks != nil && marks[e] != 0 {
 			b.WriteString(l.text[at:off])
-			b.WriteByte('*')
+			b.WriteByte(marks[e])
 			at = off
 		}
 	}

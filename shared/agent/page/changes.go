@@ -1,0 +1,126 @@
+package page
+
+import "strings"
+
+// view is what the change marks compare of a page: its elements' signatures and states and
+// its text lines' hashes. A view from an old digest has no states or texts (nil).
+type view struct {
+	sigs, states, texts []uint64
+}
+
+func (p *Page) view() *view {
+	if p == nil {
+		return nil
+	}
+	lay := p.layout()
+	texts := make([]uint64, len(p.texts))
+	for i, t := range p.texts {
+		h := newFNV()
+		h.add(t)
+		texts[i] = uint64(h)
+	}
+	return &view{sigs: lay.sigs, states: lay.states, texts: texts}
+}
+
+// changes is what differs between the previous page and this one, by content: elements are
+// matched by signature (ids may be renumbered between steps), so a matched element whose value
+// or state differs is changed, not new.
+type changes struct {
+	marks    []byte // per element: '*' new, '~' value or state changed, 0 as before
+	added    int
+	changed  int
+	gone     int
+	newTexts int
+	allNew   bool
+	// partial is true when the previous page's values and text are not known.
+	partial bool
+}
+
+func compare(p *Page, prev *view) changes {
+	var c changes
+	if prev == nil {
+		return c
+	}
+	c.partial = prev.states == nil
+	seen := make(map[uint64][]int, len(prev.sigs))
+	for j, s := range prev.sigs {
+		seen[s] = append(seen[s], j)
+	}
+	lay := p.layout()
+	c.marks = make([]byte, len(p.elements))
+	matched := 0
+	for i, s := range lay.sigs {
+		q := seen[s]
+		if len(q) == 0 {
+			c.marks[i] = '*'
+			c.added++
+			continue
+		}
+		j := q[0]
+		seen[s] = q[1:]
+		matched++
+		if !c.partial && prev.states[j] != lay.states[i] {
+			c.marks[i] = '~'
+			c.changed++
+		}
+	}
+	c.gone = len(prev.sigs) - matched
+	c.allNew = c.added > 0 && c.added == len(p.elements) && matched == 0
+	if !c.partial {
+		have := make(map[uint64]int, len(prev.texts))
+		for _, t := range prev.texts {
+			have[t]++
+		}
+		for _, t := range p.view().texts {
+			if have[t] > 0 {
+				have[t]--
+				continue
+			}
+			c.newTexts++
+		}
+	}
+	return c
+}
+
+// legend says what changed since the previous step and what the marks mean; it never calls
+// a page unchanged that has a new URL, new or changed elements, or new text.
+func (c changes) legend(urlChanged bool) string {
+	if c.allNew {
+		return "(everything on this page is new since the previous step)"
+	}
+	var parts []string
+	if urlChanged {
+		parts = append(parts, "new URL")
+	}
+	switch {
+	case c.added == 1:
+		parts = append(parts, "* marks the new element")
+	case c.added > 1:
+		parts = append(parts, "* marks the "+thousands(c.added)+" new elements")
+	}
+	switch {
+	case c.changed == 1:
+		parts = append(parts, "~ marks the element whose value or state changed")
+	case c.changed > 1:
+		parts = append(parts, "~ marks the "+thousands(c.changed)+" elements whose value or state changed")
+	}
+	switch {
+	case c.gone == 1:
+		parts = append(parts, "1 element gone")
+	case c.gone > 1:
+		parts = append(parts, thousands(c.gone)+" elements gone")
+	}
+	switch {
+	case c.newTexts == 1:
+		parts = append(parts, "1 new line of text")
+	case c.newTexts > 1:
+		parts = append(parts, thousands(c.newTexts)+" new lines of text")
+	}
+	switch {
+	case len(parts) > 0:
+		return "(since the previous step: " + strings.Join(parts, "; ") + ")"
+	case c.partial:
+		return "(no new elements since the previous step)"
+	}
+	return "(unchanged since the previous step)"
+}

@@ -1,0 +1,186 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/screenagent/backend/shared/tasks"
+)
+
+// Each case reproduces, on a page of its own, a statement the server used to make to the model
+// that the page contradicted.
+
+func TestVerificationTellsTheTruth(t *testing.T) {
+	const form = `<form><h1>Your details</h1><input id="1" name="zip"/><button id="2">Continue</button></form>`
+	tests := []struct {
+		name              string
+		firstDOM, nextDOM string
+		nextURL           string
+		expect, eval      string
+		wantVerdict       string
+		wantInPrompt      []string
+		wantNotInPrompt   []string
+	}{
+		{
+			name:     "a new URL whose form answers with an error alert is not verified",
+			firstDOM: form, nextURL: "https://shop.example/step2",
+			nextDOM:      `<form><div role="alert">Please correct the error below</div><input id="1" name="zip"/><button id="2">Continue</button></form>`,
+			expect:       "url changes",
+			wantVerdict:  tasks.Unverified,
+			wantInPrompt: []string{`the page shows errors since: alert "Please correct the error below"`, "verification: failed"},
+		},
+		{
+			name:     "a field the page marked invalid is an error",
+			firstDOM: form, nextURL: "https://shop.example/",
+			nextDOM:      `<form><h1>Your details</h1><input id="1" name="zip" aria-invalid="true"/><button id="2">Continue</button></form>`,
+			expect:       "page changes",
+			wantVerdict:  tasks.Unverified,
+			wantInPrompt: []string{`invalid field "zip"`},
+		},
+		{
+			name:     "an error message in German under the field",
+			firstDOM: form, nextURL: "https://shop.example/",
+			nextDOM:      `<form><h1>Your details</h1><input id="1" name="zip"/><p>Die Postleitzahl ist ungültig.</p><button id="2">Continue</button></form>`,
+			expect:       "page changes",
+			wantVerdict:  tasks.Unverified,
+			wantInPrompt: []string{`text "Die Postleitzahl ist ungültig."`},
+		},
+		{
+			name:            "an error that was already there does not fail the next field",
+			firstDOM:        `<form><div role="alert">Please correct the errors below</div><input id="1" name="zip"/><button id="2">Continue</button></form>`,
+			nextDOM:         `<form><div role="alert">Please correct the errors below</div><input id="1" name="zip" value="75001"/><button id="2">Continue</button></form>`,
+			nextURL:         "https://shop.example/",
+			expect:          "page changes",
+			wantVerdict:     tasks.Verified,
+			wantInPrompt:    []string{"verification: verified (the page changed)"},
+			wantNotInPrompt: []string{"Verification of your last action"},
+		},
+		{
+			name:            "one of two alternatives holds",
+			firstDOM:        form,
+			nextDOM:         `<p>Saved</p><a id="9" href="/">Home</a>`,
+			nextURL:         "https://shop.example/",
+			expect:          `url contains "/done", or text "Saved" appears`,
+			wantVerdict:     tasks.Verified,
+			wantInPrompt:    []string{`verification: verified ("Saved" is on the page)`},
+			wantNotInPrompt: []string{"Verification of your last action"},
+		},
+		{
+			name:            "a confirmation that names what it deleted is not \"still on the page\"",
+			firstDOM:        `<ul><li>Old notes <button id="2">Delete</button></li></ul>`,
+			nextDOM:         `<p>Draft "Old notes" was deleted.</p><a id="9" href="/">Home</a>`,
+			nextURL:         "https://shop.example/",
+			expect:          `a confirmation appears, or text "Old notes" disappears`,
+			eval:            "success: the draft was deleted",
+			wantVerdict:     tasks.Verified,
+			wantNotInPrompt: []string{"still on the page", "Verification of your last action", "expected the expected outcome"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.llm.Reply("<Expect>" + tc.expect + "</Expect>\n" + reply("Going on.", "click(2)"))
+			r1 := f.step(t, Request{DOM: tc.firstDOM})
+			next := reply("Next.", "wait(1)")
+			if tc.eval != "" {
+				next = "<Evaluation>" + tc.eval + "</Evaluation>\n" + next
+			}
+			f.llm.Reply(next)
+			f.llm.Reply(reply("Next.", "wait(1)"))
+			r2 := f.step(t, Request{TaskID: r1.TaskID, URL: tc.nextURL, DOM: tc.nextDOM, Report: &tasks.Report{Status: "success"}})
+			if r2.Verification == nil || r2.Verification.Verdict != tc.wantVerdict {
+				t.Fatalf("verification = %+v, want %s", r2.Verification, tc.wantVerdict)
+			}
+			// What the server says of the step: the note now, the verdict in the next prompt.
+			f.step(t, Request{TaskID: r1.TaskID, URL: tc.nextURL, DOM: tc.nextDOM, Report: &tasks.Report{Status: "success"}})
+			prompts := f.llm.Requests()[1].User() + f.llm.Requests()[2].User()
+			for _, want := range tc.wantInPrompt {
+				if !strings.Contains(prompts, want) {
+					t.Errorf("prompts lack %q:\n%s", want, prompts)
+				}
+			}
+			for _, bad := range tc.wantNotInPrompt {
+				if strings.Contains(prompts, bad) {
+					t.Errorf("prompts say %q:\n%s", bad, prompts)
+				}
+			}
+		})
+	}
+}
+
+func TestRepeatWarningsOnlyOnAnUnchangedPage(t *testing.T) {
+	const list = `<ul><li>Hotel Bellevue <a id="12" href="/h/1">Details</a></li><li>Hotel Central <a id="13" href="/h/2">Details</a></li></ul>`
+	type visit struct{ url, dom, action string }
+	tests := []struct {
+		name     string
+		visits   []visit
+		wantLast []string // in the last prompt
+		notLast  []string
+	}{
+		{
+			name: "a select that now shows the chosen option is a changed page",
+			visits: []visit{
+				{"https://travel.example/", `<select id="10" name="city"><option>Paris</option><option>Lyon</option></select><button id="11">Search</button>`, `setValue(10, "Lyon")`},
+				{"https://travel.example/", `<select id="10" name="city"><option>Paris</option><option selected>Lyon</option></select><button id="11">Search</button>`, "click(11)"},
+			},
+			wantLast: []string{"~ marks the element whose value or state changed", "~[10] select"},
+			notLast:  []string{"already chose", "unchanged"},
+		},
+		{
+			name: "a page left for a detail page and come back to is history, not a repeat",
+			visits: []visit{
+				{"https://travel.example/list", list, "click(12)"},
+				{"https://travel.example/h/1", `<h1>Hotel Bellevue</h1><a id="1" href="/list">Back</a>`, "click(1)"},
+				{"https://travel.example/list", list, "click(13)"},
+			},
+			wantLast: []string{`You were on this page before: last time (step 1) you chose click(12) here, which led to "https://travel.example/h/1"`},
+			notLast:  []string{"already chose"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			var taskID string
+			for i, v := range tc.visits {
+				f.llm.Reply(reply("Going on.", v.action))
+				req := Request{TaskID: taskID, URL: v.url, DOM: v.dom}
+				if i > 0 {
+					req.Report = &tasks.Report{Status: "success"}
+				}
+				r := f.step(t, req)
+				if r.Action != v.action {
+					t.Fatalf("step %d = %s, want %s allowed", i+1, r.Action, v.action)
+				}
+				taskID = r.TaskID
+			}
+			last := f.llm.Requests()[len(tc.visits)-1].User()
+			for _, want := range tc.wantLast {
+				if !strings.Contains(last, want) {
+					t.Errorf("last prompt lacks %q:\n%s", want, last)
+				}
+			}
+			for _, bad := range tc.notLast {
+				if strings.Contains(last, bad) {
+					t.Errorf("last prompt says %q:\n%s", bad, last)
+				}
+			}
+		})
+	}
+}
+
+// A failure followed by an action the server verified needs no extra verifySuccess step.
+func TestAVerifiedStepAnswersAnEarlierFailure(t *testing.T) {
+	f := newFixture(t)
+	f.llm.Reply(reply("Opening the cart.", "click(3)"))
+	r := f.step(t, Request{})
+	f.llm.Reply("<Expect>url contains \"/cart\"</Expect>\n" + reply("Trying the link again.", "click(3)"))
+	f.step(t, Request{TaskID: r.TaskID, Report: &tasks.Report{Status: "failure", Error: &tasks.ActionError{Message: "not clickable"}}})
+	f.llm.Reply(reply("The cart is open.", `finish("The cart is open")`))
+	r3 := f.step(t, Request{TaskID: r.TaskID, URL: "https://shop.example/cart", DOM: `<h1>Cart</h1>`, Report: &tasks.Report{Status: "success"}})
+	if r3.Status != "completed" {
+		t.Errorf("finish after a verified step = %s (%s), want completed", r3.Action, r3.Status)
+	}
+	if p := f.llm.Requests()[2].User(); strings.Contains(p, "Use verifySuccess") {
+		t.Errorf("prompt asks for verifySuccess after a verified step:\n%s", p)
+	}
+}
