@@ -12,12 +12,15 @@ import (
 )
 
 type starter interface {
-	Start(ctx context.Context, tenantID, userID, task string, mode runs.Mode) (runs.StartResponse, error)
+	Start(ctx context.Context, tenantID, userID, task string, mode runs.Mode, timezone, locale string) (runs.StartResponse, error)
 }
 
 type startBody struct {
 	Task *string `json:"task"`
 	Mode *string `json:"mode"`
+	// Timezone and Locale are the user's (IANA zone, BCP 47 tag), for the time the model reads.
+	Timezone string `json:"timezone"`
+	Locale   string `json:"locale"`
 }
 
 func newHandler(svc starter) http.Handler {
@@ -37,7 +40,7 @@ func newHandler(svc starter) http.Handler {
 		if body.Mode != nil {
 			mode = *body.Mode
 		}
-		resp, err := svc.Start(r.Context(), id.TenantID, id.UserID, task, runs.Mode(mode))
+		resp, err := svc.Start(r.Context(), id.TenantID, id.UserID, task, runs.Mode(mode), body.Timezone, body.Locale)
 		if err != nil {
 			return err
 		}

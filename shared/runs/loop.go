@@ -66,20 +66,23 @@ func trailing(seq []Entry, key func(Entry) string) int {
 }
 
 // fingerprint identifies what a page shows: its URL, title, text and elements with their
-// positions. Element values are left out, because typing changes only the field's own value and
+// positions and states (checked, pressed, a select's options, …). Element values are left out, because typing changes only the field's own value and
 // typing ever different texts into one field is still stuck. "" for no page.
 func fingerprint(p *Snapshot) string {
 	if p == nil {
 		return ""
 	}
 	type shown struct {
-		ID, Tag, Role, Text, AriaLabel, Placeholder, Type, Href, Name string
-		Disabled                                                      bool
-		BBox                                                          *BBox
+		ID, Tag, Role, Text, AriaLabel, Placeholder, Type, Href, Name, Label, Context string
+		Disabled                                                                      bool
+		Checked, Selected, Pressed, Expanded                                          *bool
+		Options                                                                       []string
+		BBox                                                                          *BBox
 	}
 	els := make([]shown, len(p.Elements))
 	for i, e := range p.Elements {
-		els[i] = shown{e.ID, e.Tag, e.Role, e.Text, e.AriaLabel, e.Placeholder, e.Type, e.Href, e.Name, e.Disabled, e.BBox}
+		els[i] = shown{e.ID, e.Tag, e.Role, e.Text, e.AriaLabel, e.Placeholder, e.Type, e.Href, e.Name, e.Label, e.Context,
+			e.Disabled, e.Checked, e.Selected, e.Pressed, e.Expanded, e.Options, e.BBox}
 	}
 	// Marshalling plain strings, bools and numbers cannot fail.
 	b, _ := json.Marshal(struct {

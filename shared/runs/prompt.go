@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
+
+	"github.com/screenagent/backend/shared/usertime"
 )
 
 // historyInPrompt is how many of the last steps the prompt shows (PROXY_SERVER_ARCHITECTURE.md,
@@ -30,7 +33,7 @@ Rules:
 - Do not repeat an action that failed or changed nothing: try another element or approach.
 - Ask the user when you need information only they have, or before a step with consequences they have not asked for.
 - Finish as soon as the task is done, with the answer the user asked for.
-- Follow the suggestions of a self-reflection when one is shown.
+- A self-reflection, when shown, is the server's count of your last steps: weigh its suggestions against the page. Filling a form field by field, or moving page by page, is progress.
 
 Respond with ONLY valid JSON, exactly one of:
 {"type": "tool_call", "tool": {"name": "click", "arguments": {"id": "agent-1"}}}
@@ -50,6 +53,11 @@ type promptInput struct {
 	Page *Snapshot
 	// Reflection is the latest self-reflection when it asked for an adjustment.
 	Reflection *Reflection
+	// Step is the number of the step being decided; MaxSteps the run's cap.
+	Step, MaxSteps int
+	// Now is the time of the step, shown in the user's zone when Clock knows it.
+	Now   time.Time
+	Clock usertime.Clock
 }
 
 // buildPrompt returns the system and user messages of a step (PROXY_SERVER_ARCHITECTURE.md §4.3).
@@ -65,14 +73,16 @@ func buildPrompt(in promptInput) (system, user string) {
 	for i, e := range in.History {
 		fmt.Fprintf(&b, "Step %d: %s → %s\n", e.StepNumber, historyAction(e), historyResult(in.Results[i]))
 	}
-	if n := len(in.History); n > 0 {
-		if a := in.History[n-1].UserAnswer; a != nil && a.Text != "" {
-			fmt.Fprintf(&b, "\nUSER'S ANSWER TO YOUR QUESTION: %s\n", oneLine(a.Text))
-		}
-	}
+	writeAnswers(&b, in.History)
 	if r := in.Reflection; r != nil {
 		fmt.Fprintf(&b, "\nSELF-REFLECTION (step %d): efficiency %s\nIssues: %s\nSuggestions: %s\n",
 			r.StepNumber, r.Efficiency, strings.Join(r.Issues, "; "), strings.Join(r.Suggestions, " "))
+	}
+	if in.MaxSteps > 0 {
+		fmt.Fprintf(&b, "\nSTEP %d of at most %d (%d left after this one).\n", in.Step, in.MaxSteps, max(in.MaxSteps-in.Step, 0))
+	}
+	if !in.Now.IsZero() {
+		fmt.Fprintf(&b, "TIME: %s\n", in.Clock.Format(in.Now))
 	}
 	b.WriteString("\nCURRENT PAGE:\n")
 	writePage(&b, in.Page)
@@ -83,7 +93,8 @@ func buildPrompt(in promptInput) (system, user string) {
 func historyAction(e Entry) string {
 	switch {
 	case e.Action == ToolAskUser && e.Tool != nil:
-		return fmt.Sprintf("ask_user %q (held %s for the user's approval)", e.Question, e.Tool)
+		// The server asked, not the model: its security check held the model's call.
+		return fmt.Sprintf("%s, held by the server's security check, which asked the user %q", e.Tool, e.Question)
 	case e.Action == ToolAskUser:
 		return fmt.Sprintf("ask_user %q", e.Question)
 	case e.Action == ToolFinish:
@@ -123,20 +134,9 @@ func writePage(b *strings.Builder, p *Snapshot) {
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(b, "Interactive Elements (%d):\n", len(p.Elements))
-	for _, e := range p.Elements {
-		fmt.Fprintf(b, "[%s] %s", clean(e.ID), clean(e.Tag))
-		for _, a := range []struct{ name, value string }{
-			{"role", e.Role}, {"type", e.Type}, {"text", e.Text}, {"ariaLabel", e.AriaLabel},
-			{"placeholder", e.Placeholder}, {"name", e.Name}, {"value", e.Value}, {"href", e.Href},
-		} {
-			if a.value != "" {
-				fmt.Fprintf(b, " %s=%q", a.name, clean(a.value))
-			}
-		}
-		if e.Disabled {
-			b.WriteString(" disabled")
-		}
-		b.WriteString("\n")
+	alike := alikeLabels(p.Elements)
+	for i, e := range p.Elements {
+		writeElement(b, e, alike[i])
 	}
 	b.WriteString(pageClose + "\n")
 }
@@ -153,4 +153,25 @@ func clean(s string) string {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// writeAnswers keeps every answer the user gave in the history in view for the rest of the run,
+// newest last: an answer changes the task where they differ.
+func writeAnswers(b *strings.Builder, history []Entry) {
+	first := true
+	for i, e := range history {
+		a := e.UserAnswer
+		if a == nil || a.Text == "" {
+			continue
+		}
+		if first {
+			b.WriteString("\nTHE USER'S ANSWERS (newest last; where one differs from the task, the answer wins):\n")
+			first = false
+		}
+		if i > 0 && history[i-1].Question != "" {
+			fmt.Fprintf(b, "- To %q (step %d): %s\n", oneLine(history[i-1].Question), history[i-1].StepNumber, oneLine(a.Text))
+		} else {
+			fmt.Fprintf(b, "- %s\n", oneLine(a.Text))
+		}
+	}
 }

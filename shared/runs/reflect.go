@@ -16,7 +16,9 @@ const (
 )
 
 // Self-reflection (PROXY_SERVER_ARCHITECTURE.md §4.2): every reflectEvery steps the last
-// reflectEvery actions are analysed; two low verdicts in a row stop the run.
+// reflectEvery actions are analysed; two low verdicts in a row stop the run unless its pages
+// are changing. Progress is judged by what the actions reach, not by which tools they use: a
+// form filled field by field uses one tool on ever new targets, and that is progress.
 const reflectEvery = 5
 
 // Reflection is one self-reflection.
@@ -36,6 +38,9 @@ type Reflection struct {
 	Suggestions     []string   `dynamodbav:"suggestions"`
 	ShouldAdjust    bool       `dynamodbav:"shouldAdjust"`
 	CreatedAt       time.Time  `dynamodbav:"createdAt"`
+	// advancing is true when the analysed steps saw the page change; it is judged when the
+	// reflection is made and not stored.
+	advancing bool
 }
 
 // dueReflection reports whether the step numbered step is due a reflection: reflectEvery steps
@@ -72,6 +77,7 @@ func analyzeProgress(seq []Entry, results []*Result, now time.Time) Reflection {
 	}
 	r.ActionDiversity = float64(len(tools)) / float64(len(window))
 	reported := r.Errors + r.Successes
+	repeats, repeated := repeatsOnSamePage(window)
 
 	if r.Errors >= 2 {
 		r.Issues = append(r.Issues, fmt.Sprintf("%d of the last %d reported actions failed", r.Errors, reported))
@@ -81,12 +87,12 @@ func analyzeProgress(seq []Entry, results []*Result, now time.Time) Reflection {
 		r.Issues = append(r.Issues, fmt.Sprintf("%d of the last %d steps only observed the page", r.Observes, len(window)))
 		r.Suggestions = append(r.Suggestions, "Every step already shows the current page: act on it instead of observing again.")
 	}
-	if len(tools) == 1 && len(window) == reflectEvery {
-		r.Issues = append(r.Issues, fmt.Sprintf("only %s was used in the last %d steps", window[0].toolName(), len(window)))
-		r.Suggestions = append(r.Suggestions, "Vary the approach: navigate directly, scroll to find other elements, or ask the user.")
+	if repeats >= 2 {
+		r.Issues = append(r.Issues, fmt.Sprintf("%s was chosen again on an unchanged page (%d repeats in the last %d steps)", repeated, repeats, len(window)))
+		r.Suggestions = append(r.Suggestions, "Repeating it will not change the page: try another element or approach, or ask the user.")
 	}
 	switch {
-	case r.Errors >= 2 && r.Errors*2 > reported, r.Observes >= 3, len(tools) == 1 && len(window) == reflectEvery:
+	case r.Errors >= 2 && r.Errors*2 > reported, r.Observes >= 3, repeats >= 3:
 		r.Efficiency = EfficiencyLow
 	case len(r.Issues) == 0:
 		r.Efficiency = EfficiencyHigh
@@ -94,5 +100,38 @@ func analyzeProgress(seq []Entry, results []*Result, now time.Time) Reflection {
 		r.Efficiency = EfficiencyMedium
 	}
 	r.ShouldAdjust = len(r.Issues) > 0
+	r.advancing = pagesChanged(window)
 	return r
+}
+
+// repeatsOnSamePage counts the actions of window that repeat an earlier one's tool and target
+// on the same page, and names the most repeated.
+func repeatsOnSamePage(window []Entry) (int, string) {
+	seen := map[string]int{}
+	n, top, name := 0, 0, ""
+	for _, e := range window {
+		if e.toolName() == ToolObserve {
+			continue // counted as observes
+		}
+		k := e.targetKey() // the tool, its target and the page
+		seen[k]++
+		if seen[k] > 1 {
+			n++
+		}
+		if seen[k] > top {
+			top, name = seen[k], describe(e)
+		}
+	}
+	return n, name
+}
+
+// pagesChanged reports whether the pages of window's steps were not all the same: the run
+// is getting somewhere, whatever the counts say.
+func pagesChanged(window []Entry) bool {
+	for _, e := range window[1:] {
+		if e.PageHash != window[0].PageHash {
+			return true
+		}
+	}
+	return false
 }

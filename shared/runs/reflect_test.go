@@ -21,7 +21,8 @@ func TestAnalyzeProgress(t *testing.T) {
 		{"two observes", []string{"observe", "click a1", "observe", "scroll", "click a2"}, []*Result{ok(), ok(), ok(), ok(), nil}, EfficiencyMedium, 1},
 		{"mostly failures", []string{"click a1", "type a2 x", "click a3", "scroll", "press Enter"}, []*Result{fail(), fail(), ok(), fail(), nil}, EfficiencyLow, 1},
 		{"mostly observing", []string{"observe", "click a1", "observe", "scroll", "observe"}, []*Result{ok(), ok(), ok(), ok(), nil}, EfficiencyLow, 1},
-		{"one tool only", []string{"click a1", "click a2", "click a3", "click a4", "click a5"}, []*Result{ok(), ok(), ok(), ok(), nil}, EfficiencyLow, 1},
+		{"one tool on ever new targets: a form filled field by field", []string{"type a1 x", "type a2 y", "type a3 z", "type a4 w", "type a5 v"}, []*Result{ok(), ok(), ok(), ok(), nil}, EfficiencyHigh, 0},
+		{"the same call on an unchanged page", []string{"click a1", "click a1", "click a1", "click a1", "scroll"}, []*Result{ok(), ok(), ok(), ok(), nil}, EfficiencyLow, 1},
 		{"only the last five count", []string{"observe", "observe", "click a1", "type a2 x", "click a3", "scroll", "press Enter"}, []*Result{fail(), fail(), ok(), ok(), ok(), ok(), nil}, EfficiencyHigh, 0},
 	}
 	now := time.Unix(1737292805, 0)

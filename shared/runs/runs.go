@@ -8,6 +8,8 @@ import (
 	"errors"
 	"strconv"
 	"time"
+
+	"github.com/screenagent/backend/shared/usertime"
 )
 
 // Status is a run's lifecycle state (RunStatus of PROXY_SERVER_API.md).
@@ -207,6 +209,9 @@ type Run struct {
 	PendingConfirmation string
 	CurrentSnapshot     *Snapshot
 	Reflections         []Reflection
+	// Timezone and Locale are the user's, as the run started ("" when not given).
+	Timezone string
+	Locale   string
 	// LastResult is the result of the last step's action when it arrived with a request that
 	// ended the run without a new step (so the history still shows it).
 	LastResult *Result
@@ -251,3 +256,12 @@ func (r Retention) EntryLifetime(maxSteps int) time.Duration {
 
 // DefaultMaxSteps bounds a run (PROXY_SERVER_API.md).
 const DefaultMaxSteps = 150
+
+// clock is the user's clock for the prompt; a stored zone that no longer loads is unknown.
+func (r Run) clock() usertime.Clock {
+	c, err := usertime.Parse(r.Timezone, r.Locale)
+	if err != nil {
+		return usertime.Clock{}
+	}
+	return c
+}

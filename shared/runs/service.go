@@ -14,6 +14,7 @@ import (
 
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/trust/gate"
+	"github.com/screenagent/backend/shared/usertime"
 )
 
 // Store keeps runs: a header per run and its history entries.
@@ -123,7 +124,7 @@ func orDefault(d, def time.Duration) time.Duration {
 
 // Start creates a run for the tenant's user. An empty mode is careful: the gate is on unless
 // the client asks for autonomy.
-func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode Mode) (StartResponse, error) {
+func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode Mode, timezone, locale string) (StartResponse, error) {
 	task = strings.TrimSpace(task)
 	switch {
 	case task == "":
@@ -138,13 +139,20 @@ func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode
 	default:
 		return StartResponse{}, invalid("mode", "must be autonomous or careful")
 	}
+	clock, err := usertime.Parse(timezone, locale)
+	switch {
+	case errors.Is(err, usertime.ErrTimezone):
+		return StartResponse{}, invalid("timezone", "%s", err.Error())
+	case err != nil:
+		return StartResponse{}, invalid("locale", "%s", err.Error())
+	}
 	maxSteps := s.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
 	}
 	run, err := s.Store.Create(ctx, Run{
 		ID: uuid.NewString(), TenantID: tenantID, UserID: userID, Task: task, Mode: mode,
-		Status: StatusCreated, MaxSteps: maxSteps,
+		Status: StatusCreated, MaxSteps: maxSteps, Timezone: clock.Name(), Locale: clock.Locale,
 	})
 	if err != nil {
 		return StartResponse{}, err
@@ -225,7 +233,8 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 		}()
 		system, user := buildPrompt(promptInput{
 			Task: run.Task, History: history, Results: results, Earlier: run.CurrentStep - len(history),
-			Page: page, Reflection: adjusting(run.Reflections),
+			Page: page, Reflection: adjusting(run.Reflections, run.CurrentStep),
+			Step: run.CurrentStep + 1, MaxSteps: run.MaxSteps, Now: s.now(), Clock: run.clock(),
 		})
 		if d, err = s.decide(ctx, system, user, page); err != nil || d.invalid != "" {
 			// The run stays exactly as it was: the client retries the step.
@@ -282,7 +291,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 	if d.reply.Type != ReplyFinal && dueReflection(entry.StepNumber, run.Reflections) {
 		r := analyzeProgress(append(history, entry), append(results, nil), s.now())
 		next.Reflections = append(append([]Reflection(nil), run.Reflections...), r)
-		if n := len(run.Reflections); r.Efficiency == EfficiencyLow && n > 0 && run.Reflections[n-1].Efficiency == EfficiencyLow {
+		if n := len(run.Reflections); r.Efficiency == EfficiencyLow && !r.advancing && n > 0 && run.Reflections[n-1].Efficiency == EfficiencyLow {
 			reason := fmt.Sprintf("Stopped: low efficiency in two self-reflections in a row (steps %d and %d): %s",
 				run.Reflections[n-1].StepNumber, r.StepNumber, strings.Join(r.Issues, "; "))
 			return s.stop(ctx, idem, run, next, result, reason, m)
@@ -499,9 +508,10 @@ func (s *Service) write(ctx context.Context, f func(context.Context) error) erro
 	return f(wctx)
 }
 
-// adjusting returns the latest reflection when it asked for an adjustment, for the prompt.
-func adjusting(rs []Reflection) *Reflection {
-	if n := len(rs); n > 0 && rs[n-1].ShouldAdjust {
+// adjusting returns, for the prompt, the reflection made at the last step when it asked for an
+// adjustment: it is shown once, on the step after it, not on every later one.
+func adjusting(rs []Reflection, lastStep int) *Reflection {
+	if n := len(rs); n > 0 && rs[n-1].ShouldAdjust && rs[n-1].StepNumber == lastStep {
 		return &rs[n-1]
 	}
 	return nil

@@ -44,7 +44,7 @@ func newFixture(t *testing.T) *fixture {
 
 func (f *fixture) start(t *testing.T, mode runs.Mode) string {
 	t.Helper()
-	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "Find pricing information", mode)
+	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "Find pricing information", mode, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,14 +135,14 @@ func TestStartValidates(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := f.svc.Start(context.Background(), "ten-a", "u-1", tc.task, tc.mode)
+			_, err := f.svc.Start(context.Background(), "ten-a", "u-1", tc.task, tc.mode, "", "")
 			var ve *runs.ValidationError
 			if !errors.As(err, &ve) || ve.Field != tc.field {
 				t.Errorf("Start() error = %v, want a ValidationError on %s", err, tc.field)
 			}
 		})
 	}
-	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "t", "")
+	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "t", "", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +311,7 @@ func TestAnswerTextReachesThePrompt(t *testing.T) {
 	f.llm.Reply(`{"type":"final","answer":"€100/year"}`)
 	f.step(t, id, page, success)
 	prompt := f.llm.Requests()[1].User()
-	if !strings.Contains(prompt, "USER'S ANSWER TO YOUR QUESTION: yearly, in euros") ||
+	if !strings.Contains(prompt, "- To \"Monthly or yearly prices?\" (step 1): yearly, in euros") ||
 		!strings.Contains(prompt, `Step 1: ask_user "Monthly or yearly prices?" → The user approved. Their answer: yearly, in euros`) {
 		t.Errorf("prompt after the answer lacks it:\n%s", prompt)
 	}

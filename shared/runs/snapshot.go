@@ -38,6 +38,16 @@ type Element struct {
 	Disabled    bool   `json:"disabled,omitempty" dynamodbav:"disabled,omitempty"`
 	Name        string `json:"name,omitempty" dynamodbav:"name,omitempty"`
 	BBox        *BBox  `json:"bbox,omitempty" dynamodbav:"bbox,omitempty"`
+	// What a client may add so the model sees what a user sees (all optional): the text of the
+	// element's <label>, its states (nil: not sent), a select's option texts, and the text of the
+	// card or row it belongs to (which product an "Add to cart" is for).
+	Label    string   `json:"label,omitempty" dynamodbav:"label,omitempty"`
+	Checked  *bool    `json:"checked,omitempty" dynamodbav:"checked,omitempty"`
+	Selected *bool    `json:"selected,omitempty" dynamodbav:"selected,omitempty"`
+	Pressed  *bool    `json:"pressed,omitempty" dynamodbav:"pressed,omitempty"`
+	Expanded *bool    `json:"expanded,omitempty" dynamodbav:"expanded,omitempty"`
+	Options  []string `json:"options,omitempty" dynamodbav:"options,omitempty"`
+	Context  string   `json:"context,omitempty" dynamodbav:"context,omitempty"`
 }
 
 // BBox is an element's bounding box in CSS pixels.
@@ -75,7 +85,10 @@ const (
 	MaxID          = 100
 	MaxTag         = 50
 	MaxShortAttr   = 100 // role, type
-	MaxLongAttr    = 500 // ariaLabel, placeholder, name
+	MaxLongAttr    = 500 // ariaLabel, placeholder, name, label
+	MaxOptions     = 300 // options of one select
+	MaxOptionText  = 200
+	MaxContext     = 300
 	// MaxSnapshotBytes bounds the whole snapshot as stored (its JSON encoding).
 	MaxSnapshotBytes = 200_000
 	maxCoordinate    = 1e9
@@ -100,18 +113,25 @@ type wireSnapshot struct {
 }
 
 type wireElement struct {
-	ID          *string `json:"id"`
-	Tag         *string `json:"tag"`
-	Role        string  `json:"role"`
-	Text        string  `json:"text"`
-	AriaLabel   string  `json:"ariaLabel"`
-	Placeholder string  `json:"placeholder"`
-	Type        string  `json:"type"`
-	Value       string  `json:"value"`
-	Href        string  `json:"href"`
-	Disabled    bool    `json:"disabled"`
-	Name        string  `json:"name"`
-	BBox        *BBox   `json:"bbox"`
+	ID          *string  `json:"id"`
+	Tag         *string  `json:"tag"`
+	Role        string   `json:"role"`
+	Text        string   `json:"text"`
+	AriaLabel   string   `json:"ariaLabel"`
+	Placeholder string   `json:"placeholder"`
+	Type        string   `json:"type"`
+	Value       string   `json:"value"`
+	Href        string   `json:"href"`
+	Disabled    bool     `json:"disabled"`
+	Name        string   `json:"name"`
+	BBox        *BBox    `json:"bbox"`
+	Label       string   `json:"label"`
+	Checked     *bool    `json:"checked"`
+	Selected    *bool    `json:"selected"`
+	Pressed     *bool    `json:"pressed"`
+	Expanded    *bool    `json:"expanded"`
+	Options     []string `json:"options"`
+	Context     string   `json:"context"`
 }
 
 // DecodeSnapshot reads the snapshot field of a step request: nil for an absent or null snapshot,
@@ -184,6 +204,8 @@ func decodeElement(raw json.RawMessage, field string) (Element, error) {
 	el := Element{
 		ID: *w.ID, Tag: *w.Tag, Role: w.Role, Text: w.Text, AriaLabel: w.AriaLabel, Placeholder: w.Placeholder,
 		Type: w.Type, Value: w.Value, Href: w.Href, Disabled: w.Disabled, Name: w.Name, BBox: w.BBox,
+		Label: w.Label, Checked: w.Checked, Selected: w.Selected, Pressed: w.Pressed, Expanded: w.Expanded,
+		Options: w.Options, Context: w.Context,
 	}
 	for _, f := range []struct {
 		name, value string
@@ -193,8 +215,17 @@ func decodeElement(raw json.RawMessage, field string) (Element, error) {
 		{"text", el.Text, MaxElementText}, {"ariaLabel", el.AriaLabel, MaxLongAttr},
 		{"placeholder", el.Placeholder, MaxLongAttr}, {"type", el.Type, MaxShortAttr},
 		{"value", el.Value, MaxValue}, {"href", el.Href, MaxURL}, {"name", el.Name, MaxLongAttr},
+		{"label", el.Label, MaxLongAttr}, {"context", el.Context, MaxContext},
 	} {
 		if err := checkLength(field+"."+f.name, f.value, f.limit); err != nil {
+			return Element{}, err
+		}
+	}
+	if len(el.Options) > MaxOptions {
+		return Element{}, invalid(field+".options", "must have at most %d options, got %d", MaxOptions, len(el.Options))
+	}
+	for i, o := range el.Options {
+		if err := checkLength(fmt.Sprintf("%s.options[%d]", field, i), o, MaxOptionText); err != nil {
 			return Element{}, err
 		}
 	}

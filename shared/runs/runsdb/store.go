@@ -132,6 +132,8 @@ type headerItem struct {
 	PendingTool     *runs.Tool        `dynamodbav:"pendingTool,omitempty"`
 	CurrentSnapshot *runs.Snapshot    `dynamodbav:"currentSnapshot,omitempty"`
 	Reflections     []runs.Reflection `dynamodbav:"reflections"`
+	Timezone        string            `dynamodbav:"timezone,omitempty"`
+	Locale          string            `dynamodbav:"locale,omitempty"`
 	LastResult      *runs.Result      `dynamodbav:"lastResult,omitempty"`
 	LastAnswer      *runs.UserAnswer  `dynamodbav:"lastAnswer,omitempty"`
 	Result          string            `dynamodbav:"result,omitempty"`
@@ -147,6 +149,7 @@ func (s *Store) headerOf(r runs.Run) headerItem {
 		Task: r.Task, Mode: string(r.Mode), Status: string(r.Status), CurrentStep: r.CurrentStep, MaxSteps: r.MaxSteps,
 		PendingQuestion: r.PendingQuestion, PendingTool: r.PendingTool, PendingConfirm: r.PendingConfirmation, CurrentSnapshot: r.CurrentSnapshot,
 		Reflections: r.Reflections, LastResult: r.LastResult, LastAnswer: r.LastAnswer, Result: r.Result, Error: r.Error,
+		Timezone: r.Timezone, Locale: r.Locale,
 		CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339Nano),
 		ExpiresAt: s.Retention.ExpiresAt(r.Status, r.UpdatedAt).Unix(),
 	}
@@ -176,6 +179,7 @@ func (i headerItem) run() (runs.Run, error) {
 		Status: runs.Status(i.Status), CurrentStep: i.CurrentStep, MaxSteps: i.MaxSteps,
 		PendingQuestion: i.PendingQuestion, PendingTool: i.PendingTool, PendingConfirmation: i.PendingConfirm, CurrentSnapshot: i.CurrentSnapshot,
 		Reflections: i.Reflections, LastResult: i.LastResult, LastAnswer: i.LastAnswer, Result: i.Result, Error: i.Error,
+		Timezone: i.Timezone, Locale: i.Locale,
 		CreatedAt: created, UpdatedAt: updated,
 	}, nil
 }
