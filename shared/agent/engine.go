@@ -182,7 +182,8 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 		URLChanged: prevURL != "" && prevURL != req.URL})
 	notes := append(append(finishNotes(mem), loopNotes(tried)...), revisitNotes(mem, req.URL)...)
 	system, user := BuildPrompt(PromptInput{
-		Task: st.task.Query, URL: req.URL, Now: start, Memory: mem, Report: req.Report,
+		Task: st.task.Query, URL: req.URL, Now: start, Clock: req.Clock, Step: st.task.StepCount + 1, MaxSteps: e.maxSteps(),
+		Memory: mem, Report: req.Report,
 		Knowledge: knowledgeChunks(know), Grammar: actions.PromptText(), Page: rendered.Text,
 		Notes: append(notes, chk.notes...),
 	})

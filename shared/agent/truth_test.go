@@ -1,10 +1,14 @@
 package agent
 
 import (
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/usertime"
+	"github.com/screenagent/backend/shared/validation"
 )
 
 // Each case reproduces, on a page of its own, a statement the server used to make to the model
@@ -182,5 +186,43 @@ func TestAVerifiedStepAnswersAnEarlierFailure(t *testing.T) {
 	}
 	if p := f.llm.Requests()[2].User(); strings.Contains(p, "Use verifySuccess") {
 		t.Errorf("prompt asks for verifySuccess after a verified step:\n%s", p)
+	}
+}
+
+func TestThePromptStatesLocalTimeStepsAndTheURLAsTheyAre(t *testing.T) {
+	f := newFixture(t)
+	f.engine.Now = func() time.Time { return time.Date(2026, 11, 28, 16, 23, 0, 0, time.UTC) }
+	clock, err := usertime.Parse("America/New_York", "en-US")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.llm.Reply(reply("Looking.", "click(2)"))
+	f.step(t, Request{URL: "https://shop.example/trial?plan=pro&billing=yearly", Clock: clock})
+	sys, user := f.llm.Requests()[0].System(), f.llm.Requests()[0].User()
+	for _, want := range []string{
+		`Current URL: "https://shop.example/trial?plan=pro&billing=yearly"`,
+		"Current time: Sat, 28 Nov 2026 11:23 EST (UTC-05:00), the user's time zone America/New_York; the user's locale en-US",
+		"Step 1 of at most 50",
+	} {
+		if !strings.Contains(user, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, user)
+		}
+	}
+	if n := strings.Count(sys, "Actions"); n != 1 {
+		t.Errorf("system prompt has %d action list headings, want 1:\n%s", n, sys)
+	}
+	if !strings.Contains(sys, "<Missing>") || !strings.Contains(sys, "cookie dialog") || !strings.Contains(sys, "YYYY-MM-DD") {
+		t.Errorf("system prompt lacks the <Missing> block or the guidance on cookies and dates:\n%s", sys)
+	}
+}
+
+func TestTimezoneAndLocaleAreChecked(t *testing.T) {
+	url, query, dom := "https://a.example/", "q", "<p>x</p>"
+	for _, tc := range []struct{ tz, locale, field string }{{"Atlantis/Capital", "", "timezone"}, {"", "en US", "locale"}} {
+		_, err := NewRequest(Input{URL: &url, Query: &query, DOM: &dom, Timezone: tc.tz, Locale: tc.locale})
+		var v *validation.Error
+		if !errors.As(err, &v) || v.Field != tc.field {
+			t.Errorf("NewRequest(timezone %q, locale %q) error = %v, want a validation error on %s", tc.tz, tc.locale, err, tc.field)
+		}
 	}
 }

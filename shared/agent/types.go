@@ -8,6 +8,7 @@ import (
 
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/usertime"
 	"github.com/screenagent/backend/shared/validation"
 )
 
@@ -34,6 +35,8 @@ type Request struct {
 	Mode string
 	// ConfirmationID approves the action the payment gate held at the task's last step.
 	ConfirmationID string
+	// Clock is the user's time zone and locale, when the request named them.
+	Clock usertime.Clock
 }
 
 // Limits of extracted variables (SERVER_QA_ROADMAP.md §3).

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/usertime"
 	"github.com/screenagent/backend/shared/validation"
 )
 
@@ -40,6 +42,9 @@ type Input struct {
 	Mode string `json:"mode"`
 	// ConfirmationID approves the action the payment gate held at the task's last step.
 	ConfirmationID string `json:"confirmationId"`
+	// Timezone and Locale are the user's (IANA zone, BCP 47 tag): the prompt shows local time.
+	Timezone string `json:"timezone"`
+	Locale   string `json:"locale"`
 }
 
 // NewRequest validates an interact request's body against the limits and returns the request it
@@ -92,8 +97,16 @@ func NewRequest(in Input) (Request, error) {
 	case in.ConfirmationID != "" && in.TaskID == "":
 		return Request{}, invalid("confirmationId", "approves an action of a task: send it with the task's taskId")
 	}
+	clock, err := usertime.Parse(in.Timezone, in.Locale)
+	switch {
+	case errors.Is(err, usertime.ErrTimezone):
+		return Request{}, invalid("timezone", err.Error())
+	case err != nil:
+		return Request{}, invalid("locale", err.Error())
+	}
 	return Request{
-		URL: *in.URL, Query: strings.TrimSpace(*in.Query), DOM: *in.DOM,
+		Clock: clock,
+		URL:   *in.URL, Query: strings.TrimSpace(*in.Query), DOM: *in.DOM,
 		TaskID: strings.ToLower(in.TaskID), SessionID: strings.ToLower(in.SessionID), Report: report,
 		Variables: in.ExtractedVariables, Mode: cmp.Or(in.Mode, ModeAutonomous), ConfirmationID: in.ConfirmationID,
 	}, nil

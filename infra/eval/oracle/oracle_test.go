@@ -161,7 +161,7 @@ func TestUserAnswersAreRead(t *testing.T) {
 	if len(p.Answers) != 2 || p.Answers[0] != "We will be 4 guests." || p.LastAnswer() != "Hurry, please" {
 		t.Errorf("got %q, want both messages in order", p.Answers)
 	}
-	r := runPrompt("x", "Step 1: ask_user \"How many?\" → The user approved.\n\nUSER'S ANSWER TO YOUR QUESTION: 4 guests", "", "")
+	r := runPrompt("x", "Step 1: ask_user \"How many?\" → The user approved.\n\nTHE USER'S ANSWERS (newest last):\n- To \"How many?\" (step 1): 4 guests", "", "")
 	if r.LastAnswer() != "4 guests" || len(r.History) != 1 {
 		t.Errorf("run API: got answers %q history %+v", r.Answers, r.History)
 	}

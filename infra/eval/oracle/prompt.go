@@ -66,8 +66,9 @@ var (
 	// The user's replies: interact's conversation section, the run API's answer line.
 	userAnswered = regexp.MustCompile(`(?m)^- You asked: .*? — the user answered: "(.*)"\s*$`)
 	userSaid     = regexp.MustCompile(`(?m)^- User: "(.*)"\s*$`)
-	runAnswer    = regexp.MustCompile(`(?m)^USER'S ANSWER TO YOUR QUESTION: (.*)$`)
-	finishArg    = regexp.MustCompile(`(?m)^- finish\("`)
+	// run: "THE USER'S ANSWERS (…):\n- To "question" (step 3): answer", kept for the whole run.
+	runAnswer = regexp.MustCompile(`(?m)^- To ".*" \(step \d+\): (.*)$`)
+	finishArg = regexp.MustCompile(`(?m)^- finish\("`)
 	// interact: the untrusted block of a web search's results, in the prompt or a tool's result.
 	webSearch = regexp.MustCompile(`(?s)<search_results>\n?Web search for (".*?"), .*?\n(.*?)</search_results>`)
 )
