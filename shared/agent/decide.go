@@ -75,6 +75,9 @@ func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page,
 	}
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}}
 	d := decision{model: e.Model}
+	// The blocks of a reply that asked for a SERVER tool (a plan made with a googleSearch)
+	// belong to the step as much as the final reply's, which override them.
+	sections := map[string]string{}
 	for round := 0; ; round++ {
 		p, err := llm.CompleteParsed(llmCtx, e.LLM, llm.Request{Messages: msgs, MaxTokens: maxReplyTokens}, parse,
 			"Reply again with exactly one <Thought>…</Thought> and one <Action>…</Action> (the optional blocks may stay), using only the actions listed and element ids present on the current page.",
@@ -98,17 +101,23 @@ func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page,
 		if a.Handler() == actions.Server {
 			result := e.runServerTool(llmCtx, a, st, pageURL)
 			d.serverTools = append(d.serverTools, a.String())
+			maps.Copy(sections, p.Value.reply.Sections)
 			if round+1 < maxServerTools && enoughTime(llmCtx, minBudget) {
 				msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: p.Reply},
 					llm.Message{Role: llm.RoleUser, Content: "SERVER TOOL RESULT: " + result + "\nNow choose the next action on the page."})
 				continue
 			}
 			wait, _ := actions.New("wait", time.Second)
-			d.thought, d.action, d.modelAction = p.Value.reply.Thought, wait, a.String()
+			d.thought, d.action, d.modelAction, d.sections = p.Value.reply.Thought, wait, a.String(), sections
 			d.note = "the server ran " + a.String() + "; no time was left to ask for the next action"
 			return d, nil
 		}
-		d.thought, d.action, d.sections, d.modelAction = p.Value.reply.Thought, a, p.Value.reply.Sections, a.String()
+		maps.Copy(sections, p.Value.reply.Sections)
+		d.thought, d.action, d.sections, d.modelAction = p.Value.reply.Thought, a, sections, a.String()
+		if len(d.serverTools) > 0 {
+			// The history shows the step's action; the tools run before it are said with it.
+			d.note = "before this action the server ran " + strings.Join(d.serverTools, ", ")
+		}
 		return d, nil
 	}
 }

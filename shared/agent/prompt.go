@@ -73,7 +73,7 @@ Reply in this format and nothing else:
 You may add these blocks, each at most once, when they help (a reply with only Thought and Action is fine):
 <Evaluation>success|failure|unknown: what your previous action did, judged on the current page</Evaluation>
 <Plan>the plan, one step per line ("1. …"), on the first step or when the plan must change; a conditional step is written "IF condition THEN continue|stop|ask_user|step N ELSE continue|stop|ask_user|step N"</Plan>
-<Step>the number of the plan step you are working on now (the steps before it are done)</Step>
+<Step>the number of the plan step you are working on now (the steps before it are done), with "(skipped N)" for steps not needed</Step>
 <Branch>N: true|false — whether the condition of conditional plan step N holds, once you can tell from the page</Branch>
 <Expect>what the page should show after this action, with checkable parts such as: url contains "/cart"; text "Added to cart" appears; text "Sign in" disappears; url changes; page changes</Expect>
 <Extract>key = value lines: values read on the page to keep for later steps (use them with useVariable("key"))</Extract>

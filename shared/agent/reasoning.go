@@ -86,9 +86,16 @@ func updatePlan(mem *tasks.Memory, sections map[string]string) (change, branch s
 	if p == nil {
 		return change, ""
 	}
-	if n, err := strconv.Atoi(strings.TrimSpace(sections["Step"])); err == nil && n >= 1 && n <= len(p.Steps) && n-1 != p.Current {
-		moveTo(p, n-1)
-		change = joinChange(change, fmt.Sprintf("now on plan step %d", n))
+	if n, skipped, ok := parseStep(sections["Step"]); ok && n >= 1 && n <= len(p.Steps) {
+		for _, k := range skipped {
+			if k >= 1 && k <= len(p.Steps) && k != n {
+				p.Steps[k-1].Status = tasks.PlanSkipped
+			}
+		}
+		if n-1 != p.Current {
+			moveTo(p, n-1)
+			change = joinChange(change, fmt.Sprintf("now on plan step %d", n))
+		}
 	}
 	if text, ok := sections["Branch"]; ok {
 		idx, holds, ok := parseBranch(text, p.Current)
@@ -135,11 +142,36 @@ func parseBranch(text string, current int) (idx int, holds, ok bool) {
 	return idx, false, false
 }
 
-// moveTo makes step i the current one: the ones before it that were open are done.
+// parseStep reads a <Step> block: the current step's number, then the steps skipped, as in
+// "4" or "4 (skipped 3)".
+func parseStep(text string) (n int, skipped []int, ok bool) {
+	low := strings.ToLower(text)
+	head, tail, _ := strings.Cut(low, "skip")
+	first := stepNumbers.FindString(head)
+	if first == "" {
+		return 0, nil, false
+	}
+	n, _ = strconv.Atoi(first)
+	for _, s := range stepNumbers.FindAllString(tail, -1) {
+		k, _ := strconv.Atoi(s)
+		skipped = append(skipped, k)
+	}
+	return n, skipped, true
+}
+
+var stepNumbers = regexp.MustCompile(`\d+`)
+
+// moveTo makes step i the current one: the ones before it that were open are done, and one
+// after it that was current (the model went back) is open again.
 func moveTo(p *tasks.Plan, i int) {
 	for k := 0; k < i && k < len(p.Steps); k++ {
 		if p.Steps[k].Status == tasks.PlanPending || p.Steps[k].Status == tasks.PlanInProgress {
 			p.Steps[k].Status = tasks.PlanDone
+		}
+	}
+	for k := i + 1; k < len(p.Steps); k++ {
+		if p.Steps[k].Status == tasks.PlanInProgress {
+			p.Steps[k].Status = tasks.PlanPending
 		}
 	}
 	p.Current = i

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/screenagent/backend/shared/search/searchtest"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/usertime"
 	"github.com/screenagent/backend/shared/validation"
@@ -224,5 +225,43 @@ func TestTimezoneAndLocaleAreChecked(t *testing.T) {
 		if !errors.As(err, &v) || v.Field != tc.field {
 			t.Errorf("NewRequest(timezone %q, locale %q) error = %v, want a validation error on %s", tc.tz, tc.locale, err, tc.field)
 		}
+	}
+}
+
+// A plan made in the reply that asked for a googleSearch survives the search: the next prompt
+// shows it, and the search is said with the step that followed it.
+func TestThePlanSurvivesAServerTool(t *testing.T) {
+	f := newFixture(t)
+	fake := withSearch(t, f)
+	fake.Add("wool sock sizes", searchtest.Result{Title: "Sizes", URL: "https://socks.example/sizes", Content: "Size 42 is L.", Score: 0.9})
+	f.llm.Reply("<Plan>1. Look up the size\n2. Search the shop\n3. Add to cart</Plan>\n" + reply("Checking sizes.", `googleSearch("wool sock sizes")`))
+	f.llm.Reply("<Step>2</Step>\n" + reply("Size L it is.", `setValue(1, "wool socks L")`))
+	f.llm.Reply(reply("Searching.", "click(2)"))
+	r := f.step(t, Request{})
+	f.step(t, Request{TaskID: r.TaskID, Report: &tasks.Report{Status: "success"}})
+	next := f.llm.Requests()[2].User()
+	for _, want := range []string{"[x] 1. \"Look up the size\"", "[>] 2. \"Search the shop\"", "[ ] 3. \"Add to cart\"",
+		`Server: before this action the server ran googleSearch("wool sock sizes")`} {
+		if !strings.Contains(next, want) {
+			t.Errorf("prompt after the search lacks %q:\n%s", want, next)
+		}
+	}
+}
+
+func TestPlanStepsCanBeSkippedAndGoneBackTo(t *testing.T) {
+	mem := &tasks.Memory{}
+	updatePlan(mem, map[string]string{"Plan": "1. Open the form\n2. Ask the user for the date\n3. Fill the date\n4. Submit"})
+	updatePlan(mem, map[string]string{"Step": "4 (skipped 2, 3)"})
+	got := []string{}
+	for _, s := range mem.Plan.Steps {
+		got = append(got, s.Status)
+	}
+	want := []string{tasks.PlanDone, tasks.PlanSkipped, tasks.PlanSkipped, tasks.PlanInProgress}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("after <Step>4 (skipped 2, 3)</Step>: statuses %v, want %v", got, want)
+	}
+	updatePlan(mem, map[string]string{"Step": "3 of 4"})
+	if s := mem.Plan.Steps; s[2].Status != tasks.PlanInProgress || s[3].Status != tasks.PlanPending {
+		t.Errorf("after going back to step 3: statuses %v and %v, want in progress and pending", s[2].Status, s[3].Status)
 	}
 }

@@ -139,6 +139,16 @@ func (t *Tab) Scroll(ctx context.Context, dy float64) Outcome {
 		return failed(CodeBrowser, "scroll: %v", err)
 	}
 	t.settle(ctx)
+	if r.AtEnd {
+		// The end may have moved while the page settled (an infinite list loading more).
+		var edge jsResult
+		if err := t.call(ctx, &edge, "scrollEdge"); err == nil && !edge.AtEnd {
+			if r.Moved > 0 {
+				return done("Scrolled down %d pixels; more content loaded below", int(r.Moved))
+			}
+			return done("At the bottom of the page, where more content loaded")
+		}
+	}
 	switch {
 	case r.Moved == 0 && dy > 0:
 		return done("Already at the bottom of the page; nothing moved")

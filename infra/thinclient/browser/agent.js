@@ -18,7 +18,12 @@
     'figcaption', 'blockquote', 'pre', 'address', 'output', 'option', 'optgroup']);
   // Attributes the dom string keeps, in this order.
   const ATTRS = ['type', 'name', 'role', 'aria-label', 'placeholder', 'href', 'autocomplete', 'aria-modal',
-    'aria-expanded', 'aria-selected', 'aria-checked', 'aria-current', 'title', 'alt'];
+    'aria-expanded', 'aria-selected', 'aria-checked', 'aria-pressed', 'aria-current', 'aria-invalid', 'title', 'alt'];
+  // Roles whose element is kept in the dom string even when its tag is not: what they say is news.
+  const KEEP_ROLES = new Set(['dialog', 'alertdialog', 'alert', 'status']);
+  // The containers whose text tells look-alike elements apart (which product an "Add to cart" is for).
+  const CARD = 'li, tr, article, [role=listitem], [role=row], [role=article], section, fieldset';
+  const MAX_OPTIONS = 300, MAX_OPTION = 200, MAX_CONTEXT = 300, MAX_LABEL = 500;
   const MAX_TEXT = 200;      // ElementInfo.text
   const MAX_VALUE = 100;     // ElementInfo.value
   const MAX_VISIBLE = 6000;  // PageSnapshot.visibleText
@@ -102,7 +107,7 @@
       id = idOf(el, seen);
       if (snap.elements.length < MAX_ELEMENTS && inViewport(el.getBoundingClientRect())) snap.elements.push(el);
     }
-    const keep = isAction || KEEP.has(t) || el.getAttribute('role') === 'dialog' || el.getAttribute('role') === 'alertdialog';
+    const keep = isAction || KEEP.has(t) || KEEP_ROLES.has(el.getAttribute('role'));
     if (keep) {
       let open = '<' + t;
       if (id) open += ' id="' + id.slice(PREFIX.length) + '"';
@@ -137,6 +142,10 @@
       }
     }
     let wrote = !!id;
+    // A block or flex item that the dom string does not keep is still apart from its
+    // neighbours: "06:19" and "08:44" in two boxes must not read "06:1908:44".
+    const apart = !keep && el !== document.body && !(getComputedStyle(el).display || '').startsWith('inline');
+    if (apart) out.push(' ');
     for (const c of el.childNodes) {
       if (c.nodeType === Node.TEXT_NODE) {
         const s = squash(c.textContent);
@@ -151,6 +160,7 @@
         if (serialize(c, out, seen, snap)) wrote = true;
       }
     }
+    if (apart) out.push(' ');
     if (!keep) return wrote;
     if (!wrote) {
       out.length = start; // an empty container says nothing
@@ -177,7 +187,35 @@
     put('name', el.getAttribute('name'), 500);
     if (el.disabled) info.disabled = true;
     info.bbox = { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) };
+    const label = el.labels && el.labels[0];
+    if (label) put('label', label.innerText || label.textContent, MAX_LABEL);
+    const type = (el.type || '').toLowerCase();
+    const state = (a) => (el.hasAttribute(a) ? el.getAttribute(a) === 'true' : undefined);
+    if (tag(el) === 'input' && (type === 'checkbox' || type === 'radio')) info.checked = el.checked;
+    else if (state('aria-checked') !== undefined) info.checked = state('aria-checked');
+    if (tag(el) === 'option') info.selected = el.selected;
+    else if (state('aria-selected') !== undefined) info.selected = state('aria-selected');
+    if (state('aria-pressed') !== undefined) info.pressed = state('aria-pressed');
+    if (state('aria-expanded') !== undefined) info.expanded = state('aria-expanded');
+    if (tag(el) === 'select') info.options = [...el.options].slice(0, MAX_OPTIONS).map((o) => cut(squash(o.textContent).trim(), MAX_OPTION));
     return info;
+  }
+
+  // addContext gives the elements that read alike (three "Add to cart") the text of the card or
+  // row each belongs to.
+  function addContext(els, infos) {
+    const key = (i) => [i.tag, i.type, i.text, i.ariaLabel, i.label, i.name].join('\u0000');
+    const count = new Map();
+    for (const i of infos) count.set(key(i), (count.get(key(i)) || 0) + 1);
+    infos.forEach((i, k) => {
+      if (count.get(key(i)) < 2) return;
+      const card = els[k].closest(CARD);
+      if (card) {
+        const v = squash(card.innerText || card.textContent).trim();
+        if (v) i.context = cut(v, MAX_CONTEXT);
+      }
+    });
+    return infos;
   }
 
   // capture marks and reads the page. first is the lowest id to give a new element: the tab
@@ -223,7 +261,7 @@
       dom,
       snapshot: {
         url: location.href, title, visibleText,
-        elements: snap.elements.map(elementInfo),
+        elements: addContext(snap.elements, snap.elements.map(elementInfo)),
         timestamp: Date.now(),
       },
     };
@@ -328,11 +366,17 @@
     return { ok: true, id: idOf(best, new Set()) };
   }
 
+  const atEnd = () => window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 2;
   function scroll(dy) {
     const before = window.scrollY;
     window.scrollBy({ top: dy, behavior: 'instant' });
-    return { ok: true, moved: Math.round(window.scrollY - before), atEnd: window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 2, atTop: window.scrollY <= 0 };
+    return { ok: true, moved: Math.round(window.scrollY - before), atEnd: atEnd(), atTop: window.scrollY <= 0 };
+  }
+  // scrollEdge says, once the page settled, whether it is still at its end: an infinite list
+  // loads more when its bottom is reached.
+  function scrollEdge() {
+    return { ok: true, atEnd: atEnd(), atTop: window.scrollY <= 0 };
   }
 
-  window.__sa = { capture, target, setValue, focus, searchBox, scroll, exists: (id) => !!find(id) };
+  window.__sa = { capture, target, setValue, focus, searchBox, scroll, scrollEdge, exists: (id) => !!find(id) };
 })();

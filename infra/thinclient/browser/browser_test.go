@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/screenagent/backend/shared/runs"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -343,5 +344,53 @@ func TestIDsAreUniqueAcrossTheTabsPages(t *testing.T) {
 	}
 	if !strings.Contains(c.DOM, `<p>nothing yet</p> <button id="13">Go</button>`) {
 		t.Errorf("got %.200s, want the second page's ids to follow the first page's 12", c.DOM)
+	}
+}
+
+// The run API's snapshot says what a user sees of each element: labels, states, options, and
+// for look-alikes the card they belong to; the dom string keeps flex items apart.
+func TestSnapshotCarriesStatesLabelsOptionsAndContext(t *testing.T) {
+	tab, ctx, _ := open(t, "states.html")
+	c, err := tab.Capture(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byText := map[string]runs.Element{}
+	for _, e := range c.Snapshot.Elements {
+		byText[e.Tag+":"+e.Label+e.Text] = e
+	}
+	is := func(b *bool, want bool) bool { return b != nil && *b == want }
+	checks := []struct {
+		name string
+		ok   bool
+	}{
+		{"the chosen radio is checked, by its label", is(byText["input:Flex €89"].Checked, true)},
+		{"the other radio is not", is(byText["input:Basic €59"].Checked, false)},
+		{"the terms box keeps its links' words", is(byText["input:I agree to the terms and the privacy policy"].Checked, false)},
+		{"a pressed toggle", is(byText["button:Yearly"].Pressed, true)},
+		{"a collapsed menu", is(byText["button:More"].Expanded, false)},
+	}
+	for _, ck := range checks {
+		if !ck.ok {
+			t.Errorf("%s: got elements %+v", ck.name, c.Snapshot.Elements)
+		}
+	}
+	var contexts, options []string
+	for _, e := range c.Snapshot.Elements {
+		if e.Text == "Add to cart" {
+			contexts = append(contexts, e.Context)
+		}
+		if e.Tag == "select" {
+			options = e.Options
+		}
+	}
+	if len(contexts) != 2 || !strings.Contains(contexts[0], "Steel bottle") || !strings.Contains(contexts[1], "Glass bottle") {
+		t.Errorf("got contexts %q, want each button's card", contexts)
+	}
+	if strings.Join(options, "|") != "Paris|Lyon|Nice" {
+		t.Errorf("got options %q, want Paris|Lyon|Nice", options)
+	}
+	if !strings.Contains(c.DOM, "06:19 → 08:44 2 h 25 min") {
+		t.Errorf("dom glues the flex items together: %s", c.DOM)
 	}
 }
