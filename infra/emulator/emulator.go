@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/screenagent/backend/shared/sam"
 )
@@ -37,6 +38,8 @@ type Config struct {
 	BuildFlags []string
 	// MaxProcesses bounds the processes of each function; 0 means 4.
 	MaxProcesses int
+	// Timeout, when positive, replaces every function's Timeout (a slow model's proving ground).
+	Timeout time.Duration
 	// Logger receives request, cold start, build and error logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Output receives the functions' stdout and stderr, whole lines at a time; nil means os.Stderr.
@@ -141,6 +144,9 @@ func New(cfg Config) (_ *Emulator, err error) {
 		f, err := newFunction(cfg.Template, fn, env, buildDir, maxProcs)
 		if err != nil {
 			return nil, fmt.Errorf("emulator: %w", err)
+		}
+		if cfg.Timeout > 0 {
+			f.timeout = cfg.Timeout
 		}
 		if f.env, err = layers.environment(cfg.Template, fn, f, env); err != nil {
 			return nil, fmt.Errorf("emulator: %w", err)

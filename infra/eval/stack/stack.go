@@ -47,6 +47,8 @@ type Options struct {
 	BuildDir string
 	// Log receives the stack's logs; nil discards them.
 	Log io.Writer
+	// FunctionTimeout, when positive, replaces the template's function timeouts (a slow model).
+	FunctionTimeout time.Duration
 }
 
 // Stack is a running backend.
@@ -113,6 +115,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	emu, err := emulator.New(emulator.Config{
 		Template: tmpl, Root: root, Env: sam.Env{Resources: names}, Overrides: overrides,
 		BuildDir: buildDir, Logger: slog.New(slog.NewJSONHandler(log, nil)), Output: log,
+		Timeout: o.FunctionTimeout,
 	})
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/screenagent/backend/infra/eval/oracle"
@@ -20,6 +21,7 @@ import (
 	"github.com/screenagent/backend/infra/eval/stack"
 	"github.com/screenagent/backend/infra/thinclient/browser"
 	"github.com/screenagent/backend/infra/thinclient/drive"
+	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/search/searchtest"
 )
 
@@ -36,6 +38,15 @@ type Model struct {
 // Oracle reports whether the model is the oracle.
 func (m Model) Oracle() bool { return m.Key == "" }
 
+// The limits of a slow model's run (Config.Slow): a function may run as long as Lambda allows,
+// its LLM call nearly as long; a step waits for both and the browser, a case for many steps.
+const (
+	slowFunction = 15 * time.Minute
+	slowLLMCall  = 14 * time.Minute
+	slowStep     = 20 * time.Minute
+	slowCase     = 3 * time.Hour
+)
+
 // Config configures a run of the suite.
 type Config struct {
 	Cases []scenario.Case
@@ -45,6 +56,9 @@ type Config struct {
 	// MaxSteps and CaseTimeout bound each case.
 	MaxSteps    int
 	CaseTimeout time.Duration
+	// Slow raises every time limit of the stack for a slow model (a local model on a CPU, or
+	// replies typed by hand): the functions', the LLM call's, each step's and each case's.
+	Slow bool
 	// Progress receives a line per case and the stack's start; Log the stack's own logs.
 	Progress io.Writer
 	Log      io.Writer
@@ -141,13 +155,19 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 
 	fmt.Fprintln(progress, "eval: starting the stack (DynamoDB Local, tables, functions)")
 	key := cmp.Or(cfg.Model.Key, "oracle")
-	st, err := stack.Start(ctx, stack.Options{DynamoDBEndpoint: cfg.DynamoDBEndpoint, Log: cfg.Log, Functions: functions, Env: map[string]string{
+	env := map[string]string{
 		"OPENAI_BASE_URL": llmURL + "/v1", "OPENAI_API_KEY": key, "OPENAI_MODEL": cfg.Model.Name,
 		"LLM_PROVIDER": "openai", "OPENAI_API_KEY_SECRET_ARN": "",
 		"TAVILY_BASE_URL": web.URL(), "TAVILY_API_KEY": searchtest.Key, "TAVILY_API_KEY_SECRET_ARN": "",
 		// The suite's steps come faster than a person's; the tenant limits are not under test here.
 		"RATE_LIMIT_INTERACT": "100000", "RATE_LIMIT_RUNS": "100000",
-	}})
+	}
+	var fnTimeout time.Duration
+	if cfg.Slow {
+		env[config.EnvLLMTimeout] = strconv.Itoa(int(slowLLMCall.Seconds()))
+		fnTimeout = slowFunction
+	}
+	st, err := stack.Start(ctx, stack.Options{DynamoDBEndpoint: cfg.DynamoDBEndpoint, Log: cfg.Log, Functions: functions, Env: env, FunctionTimeout: fnTimeout})
 	if err != nil {
 		return nil, fmt.Errorf("start the stack: %w", err)
 	}
@@ -186,7 +206,11 @@ func suffix(reason string) string {
 
 func runCase(ctx context.Context, cfg Config, c scenario.Case, s *sites.Server, api *drive.API, b *browser.Browser, meter *Meter) Result {
 	r := Result{Name: c.Name, Level: c.Level, API: string(c.API), ExpectedFail: c.ExpectedFail != "", ExpectedFailReason: c.ExpectedFail}
-	cctx, cancel := context.WithTimeout(ctx, cmp.Or(cfg.CaseTimeout, 4*time.Minute))
+	caseTimeout, stepTimeout := cmp.Or(cfg.CaseTimeout, 4*time.Minute), time.Duration(0)
+	if cfg.Slow {
+		caseTimeout, stepTimeout = cmp.Or(cfg.CaseTimeout, slowCase), slowStep
+	}
+	cctx, cancel := context.WithTimeout(ctx, caseTimeout)
 	defer cancel()
 	s.Reset()
 	before, start := meter.Usage(), time.Now()
@@ -198,7 +222,7 @@ func runCase(ctx context.Context, cfg Config, c scenario.Case, s *sites.Server, 
 	defer tab.Close()
 	user := c.User
 	task := drive.Task{
-		Text: c.Task(s), StartURL: c.Start(s), Mode: c.Mode, MaxSteps: cmp.Or(cfg.MaxSteps, 20),
+		Text: c.Task(s), StartURL: c.Start(s), Mode: c.Mode, MaxSteps: cmp.Or(cfg.MaxSteps, 20), StepTimeout: stepTimeout,
 		User: func(q string) (string, bool) {
 			if user == nil {
 				s.UserAnswered(q, "", false)

@@ -23,12 +23,14 @@ type API struct {
 	Waiter Waiter
 }
 
-// callTimeout bounds one API call: a step is an LLM call inside a 29-second function budget.
+// callTimeout bounds one API call whose context has no deadline of its own: a step is an LLM
+// call inside a 29-second function budget. A step's context (Task.StepTimeout) bounds the
+// calls made in it, so a slow model's long steps are bounded by that instead.
 const callTimeout = 60 * time.Second
 
 // Login signs in with email and password at base (e.g. http://127.0.0.1:3000).
 func Login(ctx context.Context, base, email, password string) (*API, error) {
-	a := &API{base: strings.TrimRight(base, "/"), http: &http.Client{Timeout: callTimeout}}
+	a := &API{base: strings.TrimRight(base, "/"), http: &http.Client{}}
 	var out struct {
 		Data struct {
 			AccessToken string `json:"accessToken"`
@@ -55,6 +57,11 @@ func (e *APIError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, 
 // post sends in and decodes the answer into out. A refusal with Retry-After (429, 503) changed
 // nothing on the server, so the same request is sent again after the wait.
 func (a *API) post(ctx context.Context, path string, in, out any) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, callTimeout)
+		defer cancel()
+	}
 	body, err := json.Marshal(in)
 	if err != nil {
 		return err
