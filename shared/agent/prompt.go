@@ -61,8 +61,8 @@ Rules:
 - If an action failed, do not repeat it unchanged: try another element or another approach.
 - Before finish(), make sure the task is really done; when unsure, use verifySuccess("...") first.
 - If the task needs facts that are neither in the task nor on the page (and the web has them), use googleSearch("precise query") first; if only the user can supply them (a password, a choice, personal details), use askUser("question") with a <Missing> block.
-- Keep preset values unless the task says otherwise. In a cookie dialog choose the least permissive option unless the task says otherwise. Type dates into date inputs as YYYY-MM-DD.
-- "… (N lines omitted)" marks page content left out of this prompt to fit; it is still on the page.
+- Unless the task says otherwise, keep preset values and choose a cookie dialog's least permissive option. Date inputs take YYYY-MM-DD.
+- "… (N lines omitted)": page content left out here to fit, still on the page.
 - If the task cannot be done, use fail("reason").
 - Write the thought in plain, friendly language for the user: what you see and why you take this action.
 
@@ -73,12 +73,12 @@ Reply in this format and nothing else:
 You may add these blocks, each at most once, when they help (a reply with only Thought and Action is fine):
 <Evaluation>success|failure|unknown: what your previous action did, judged on the current page</Evaluation>
 <Plan>the plan, one step per line ("1. …"), on the first step or when the plan must change; a conditional step is written "IF condition THEN continue|stop|ask_user|step N ELSE continue|stop|ask_user|step N"</Plan>
-<Step>the number of the plan step you are working on now (the steps before it are done), with "(skipped N)" for steps not needed</Step>
+<Step>the number of the plan step you are working on now (the steps before it are done; "4 (skipped 3)")</Step>
 <Branch>N: true|false — whether the condition of conditional plan step N holds, once you can tell from the page</Branch>
 <Expect>what the page should show after this action, with checkable parts such as: url contains "/cart"; text "Added to cart" appears; text "Sign in" disappears; url changes; page changes</Expect>
 <Extract>key = value lines: values read on the page to keep for later steps (use them with useVariable("key"))</Extract>
 <Payment>yes — when the action pays, buys, orders, subscribes, donates, tips, transfers money or books with payment</Payment>
-<Missing>with askUser: what only the user can supply, one item per line</Missing>
+<Missing>with askUser: what only the user can supply, one per line</Missing>
 
 ` + grammar
 }

@@ -265,3 +265,59 @@ func TestPlanStepsCanBeSkippedAndGoneBackTo(t *testing.T) {
 		t.Errorf("after going back to step 3: statuses %v and %v, want in progress and pending", s[2].Status, s[3].Status)
 	}
 }
+
+// The <Expect> block is the model's text: any of it parses into alternatives that each say
+// what they check, without panicking.
+func FuzzParseExpectation(f *testing.F) {
+	for _, s := range []string{`url contains "/cart", or text "Added" appears`, `text "a or b" appears or page changes`, `"`, " or ", "or or or", `text "x" disappears; or else url changes`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		x := parseExpectation(text)
+		if strings.TrimSpace(text) == "" {
+			if x != nil {
+				t.Errorf("parseExpectation(%q) = %+v, want nil", text, x)
+			}
+			return
+		}
+		if x == nil || len(x.Or) > maxExpectItems {
+			t.Errorf("parseExpectation(%q) = %+v, want at most %d alternatives", text, x, maxExpectItems)
+		}
+	})
+}
+
+func TestAlternativesAreSplitOutsideQuotes(t *testing.T) {
+	tests := []struct {
+		text string
+		want []string // each alternative's checks, as "appears:…", "gone:…", "url:…", "changes"
+	}{
+		{`text "Saved" appears, or url contains "/done"`, []string{"appears:Saved", "url:/done"}},
+		{`text "Rock or Pop" appears`, []string{"appears:Rock or Pop"}},
+		{`a confirmation appears, or text "Old notes" disappears`, []string{"", "gone:Old notes"}},
+		{`text "A" appears and text "B" disappears or else page changes`, []string{"appears:A gone:B", "changes"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.text, func(t *testing.T) {
+			var got []string
+			for _, o := range outcomes(parseExpectation(tc.text)) {
+				var parts []string
+				for _, s := range o.TextAppears {
+					parts = append(parts, "appears:"+s)
+				}
+				for _, s := range o.TextDisappears {
+					parts = append(parts, "gone:"+s)
+				}
+				if o.URLContains != "" {
+					parts = append(parts, "url:"+o.URLContains)
+				}
+				if o.PageChanges {
+					parts = append(parts, "changes")
+				}
+				got = append(got, strings.Join(parts, " "))
+			}
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("got alternatives %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -33,7 +33,7 @@ Rules:
 - Do not repeat an action that failed or changed nothing: try another element or approach.
 - Ask the user when you need information only they have, or before a step with consequences they have not asked for.
 - Finish as soon as the task is done, with the answer the user asked for.
-- A self-reflection, when shown, is the server's count of your last steps: weigh its suggestions against the page. Filling a form field by field, or moving page by page, is progress.
+- A self-reflection is the server's count of your last steps: weigh it against the page (filling a form field by field is progress).
 
 Respond with ONLY valid JSON, exactly one of:
 {"type": "tool_call", "tool": {"name": "click", "arguments": {"id": "agent-1"}}}
@@ -79,7 +79,7 @@ func buildPrompt(in promptInput) (system, user string) {
 			r.StepNumber, r.Efficiency, strings.Join(r.Issues, "; "), strings.Join(r.Suggestions, " "))
 	}
 	if in.MaxSteps > 0 {
-		fmt.Fprintf(&b, "\nSTEP %d of at most %d (%d left after this one).\n", in.Step, in.MaxSteps, max(in.MaxSteps-in.Step, 0))
+		fmt.Fprintf(&b, "\nSTEP %d of at most %d\n", in.Step, in.MaxSteps)
 	}
 	if !in.Now.IsZero() {
 		fmt.Fprintf(&b, "TIME: %s\n", in.Clock.Format(in.Now))

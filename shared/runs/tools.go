@@ -16,12 +16,12 @@ import (
 // what the security gate inspects (acts). A new tool is one entry, plus its field on Tool when it
 // takes a new kind of argument.
 var tools = []toolSpec{
-	{name: ToolObserve, description: "wait for the page to settle (loading, animations), then take a fresh snapshot"},
+	{name: ToolObserve, description: "wait for the page to settle, then take a fresh snapshot"},
 	{name: ToolNavigate, description: "open a URL", acts: actsNavigate,
 		args: []argSpec{{name: "url", kind: argURL, example: `"https://..."`}}},
 	{name: ToolClick, description: "click an element", acts: actsActivate,
 		args: []argSpec{{name: "id", kind: argElement, example: `"agent-1"`}}},
-	{name: ToolType, description: "type text into an input (firing its input and change events); on a select, choose the option whose text matches", acts: actsInput,
+	{name: ToolType, description: "type text into an input (fires input and change events); a select takes an option's text", acts: actsInput,
 		args: []argSpec{{name: "id", kind: argElement, example: `"agent-2"`}, {name: "text", kind: argText, example: `"..."`},
 			{name: "submit", kind: argSubmit, optional: true, example: "false", note: "submit true presses Enter after typing"}}},
 	{name: ToolScroll, description: "scroll the page",

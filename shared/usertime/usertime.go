@@ -64,11 +64,11 @@ func (c Clock) Name() string {
 }
 
 // Format is t as the model reads it: the user's local time and zone when known, else UTC
-// with a word that the user's zone is unknown; the locale follows when known.
+// (named so); the locale follows when known.
 func (c Clock) Format(t time.Time) string {
 	var s string
 	if c.Zone == nil {
-		s = t.UTC().Format("Mon, 02 Jan 2006 15:04 MST") + " (the user's time zone is unknown)"
+		s = t.UTC().Format("Mon, 02 Jan 2006 15:04 MST") // the zone is named: UTC, not the user's
 	} else {
 		s = t.In(c.Zone).Format("Mon, 02 Jan 2006 15:04 MST (UTC-07:00)") + ", the user's time zone " + c.Zone.String()
 	}

@@ -6,7 +6,7 @@ import "time"
 // such as another server-side tool, is one more entry (and its case in the engine's runServerTool).
 var table = []Spec{
 	{Name: "click", Args: []ArgSpec{elementID}, Handler: DOM, Description: "Click the element with this id."},
-	{Name: "setValue", Args: []ArgSpec{elementID, {Name: "text", Kind: KindText, AllowEmpty: true}}, Handler: DOM, Description: `Replace the value of the input, textarea or select with this id by the text ("" clears it), firing the input and change events typing fires; on a select, choose the option whose text matches.`},
+	{Name: "setValue", Args: []ArgSpec{elementID, {Name: "text", Kind: KindText, AllowEmpty: true}}, Handler: DOM, Description: `Replace the value of the input, textarea or select with this id by the text ("" clears it), firing input and change events; a select takes an option's text.`},
 	{Name: "search", Args: []ArgSpec{text("query")}, Handler: DOM, Description: "Type the query into the page's search box and submit it."},
 	{Name: "scroll", Args: []ArgSpec{{Name: "direction", Kind: KindChoice, Choices: []string{"up", "down"}}}, Handler: DOM, Description: "Scroll the page by one screen."},
 	{Name: "navigate", Args: []ArgSpec{{Name: "url", Kind: KindURL}}, Handler: DOM, Description: "Open the URL in the current tab."},
@@ -16,7 +16,7 @@ var table = []Spec{
 	{Name: "askUser", Args: []ArgSpec{text("question")}, Handler: DOM, Effect: AsksUser, Description: "Ask the user for something only they know (a missing detail, a choice, credentials); the task pauses until they answer."},
 	// verifySuccess goes to the extension as a checkpoint that changes nothing on the page: the next
 	// request brings the fresh page, on which the model confirms success before finish().
-	{Name: "verifySuccess", Args: []ArgSpec{text("description")}, Handler: DOM, Description: "Check on the current page that the task succeeded as described (parts written as in <Expect> are checked by the server); required before finish() when an earlier step failed and none was verified since."},
+	{Name: "verifySuccess", Args: []ArgSpec{text("description")}, Handler: DOM, Description: "Check on the current page that the task succeeded as described; required before finish() when an earlier step failed and none was verified since."},
 	// extractValue runs on the server: the value is kept with the task and the model is asked
 	// again within the same request.
 	{Name: "extractValue", Args: []ArgSpec{text("key"), {Name: "value", Kind: KindText, AllowEmpty: true}}, Handler: Server, Description: `Remember a value you read on the page for later steps, e.g. extractValue("title", "Chief Executive Officer"); runs on the server, then you choose the next action. Use a remembered value in an action with useVariable("key") in place of a string, e.g. setValue(4, useVariable("title")).`},

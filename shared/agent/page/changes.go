@@ -104,17 +104,21 @@ func (c changes) legend(urlChanged bool) string {
 	case c.changed > 1:
 		parts = append(parts, "~ marks the "+thousands(c.changed)+" elements whose value or state changed")
 	}
-	switch {
-	case c.gone == 1:
-		parts = append(parts, "1 element gone")
-	case c.gone > 1:
-		parts = append(parts, thousands(c.gone)+" elements gone")
-	}
-	switch {
-	case c.newTexts == 1:
-		parts = append(parts, "1 new line of text")
-	case c.newTexts > 1:
-		parts = append(parts, thousands(c.newTexts)+" new lines of text")
+	// Elements gone and new text are said when no mark shows a change, so that such a page is
+	// never called unchanged; beside marks they would only lengthen every prompt.
+	if c.added+c.changed == 0 {
+		switch {
+		case c.gone == 1:
+			parts = append(parts, "1 element gone")
+		case c.gone > 1:
+			parts = append(parts, thousands(c.gone)+" elements gone")
+		}
+		switch {
+		case c.newTexts == 1:
+			parts = append(parts, "1 new line of text")
+		case c.newTexts > 1:
+			parts = append(parts, thousands(c.newTexts)+" new lines of text")
+		}
 	}
 	switch {
 	case len(parts) > 0:

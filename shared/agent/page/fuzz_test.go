@@ -91,6 +91,18 @@ func FuzzRender(f *testing.F) {
 		p := Parse(dom)
 		r := Render(p, Options{Query: query, Budget: int(budget), Previous: Parse(prev)})
 		checkRendered(t, p, r, int(budget))
+		// The kept digest stands for the page it came from, whatever the page (within its bounds).
+		pp := Parse(prev)
+		if d := pp.Digest(); d != nil && len(pp.Texts()) <= maxDigest {
+			if byDigest := Render(p, Options{Query: query, Budget: int(budget), PreviousDigest: d}); byDigest.Text != r.Text {
+				t.Errorf("rendered against the digest:\n%s\nagainst the page:\n%s", byDigest.Text, r.Text)
+			}
+		}
+		for _, sig := range p.ErrorSignals(pp.Digest()) {
+			if sig.Text == "" || utf8.RuneCountInString(sig.Text) > maxSignalText+1 {
+				t.Errorf("error signal %+v: want a text of 1 to %d runes", sig, maxSignalText)
+			}
+		}
 	})
 }
 
