@@ -51,6 +51,15 @@ func TestVerificationTellsTheTruth(t *testing.T) {
 			wantInPrompt: []string{`text "Die Postleitzahl ist ungültig."`},
 		},
 		{
+			name:         "a new URL whose page still shows the error it had is not verified",
+			firstDOM:     `<form><p>ZIP code must be 5 digits</p><input id="1" name="zip" value="123"/><button id="2">Continue</button></form>`,
+			nextURL:      "https://shop.example/checkout?step=2",
+			nextDOM:      `<form><p>ZIP code must be 5 digits</p><input id="1" name="zip" value="123"/><button id="2">Continue</button></form>`,
+			expect:       "url changes",
+			wantVerdict:  tasks.Unverified,
+			wantInPrompt: []string{`text "ZIP code must be 5 digits"`},
+		},
+		{
 			name:            "an error that was already there does not fail the next field",
 			firstDOM:        `<form><div role="alert">Please correct the errors below</div><input id="1" name="zip"/><button id="2">Continue</button></form>`,
 			nextDOM:         `<form><div role="alert">Please correct the errors below</div><input id="1" name="zip" value="75001"/><button id="2">Continue</button></form>`,

@@ -120,6 +120,11 @@ type observation struct {
 }
 
 func observe(last *tasks.Brief, url, fp string, pg *page.Page, prevDigest []byte, report *tasks.Report) observation {
+	if url != last.URL {
+		// A new page that shows an error is the answer to the action, even an error the
+		// previous page showed too (a form sent on and rendered again with its message).
+		prevDigest = nil
+	}
 	lines := pageLines(pg)
 	return observation{prevURL: last.URL, url: url, changed: last.Fingerprint != fp, report: report,
 		text: strings.Join(lines, "\n"), lines: lines, errors: pg.ErrorSignals(prevDigest)}
