@@ -238,7 +238,7 @@ func run(ctx context.Context, args []string) error {
 	}
 	// From here the admin CLI and the thin client of this checkout find the stack.
 	record, unpublish, err := localstack.Publish(p.root, localstack.Stack{
-		API: "http://" + *addr, DynamoDBEndpoint: db.Endpoint(), Tables: names, LogFile: logs.path,
+		API: "http://" + *addr, WebSocket: "ws://" + wsURL, DynamoDBEndpoint: db.Endpoint(), Tables: names, LogFile: logs.path,
 	})
 	if err != nil {
 		return err
