@@ -9,6 +9,7 @@ import (
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 type answerer interface {
@@ -16,9 +17,10 @@ type answerer interface {
 }
 
 type answerBody struct {
-	Approved       *bool  `json:"approved"`
-	Answer         string `json:"answer"`
-	ConfirmationID string `json:"confirmationId"`
+	Approved       *bool    `json:"approved"`
+	Answer         string   `json:"answer"`
+	ConfirmationID string   `json:"confirmationId"`
+	SecretNames    []string `json:"secretNames"`
 }
 
 func newHandler(svc answerer) http.Handler {
@@ -39,6 +41,11 @@ func newHandler(svc answerer) http.Handler {
 			return httpapi.Validation("approved", "is required")
 		}
 		req := runs.AnswerRequest{TenantID: id.TenantID, UserID: id.UserID, RunID: runID, Approved: *body.Approved, Answer: body.Answer, ConfirmationID: body.ConfirmationID}
+		if body.SecretNames != nil {
+			if req.SecretNames, err = trust.ParseSecretNames("secretNames", body.SecretNames); err != nil {
+				return err
+			}
+		}
 		if req.IdempotencyKey, req.RequestHash, err = httpapi.IdempotencyKey(r, raw); err != nil {
 			return err
 		}

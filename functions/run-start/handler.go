@@ -9,18 +9,20 @@ import (
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 type starter interface {
-	Start(ctx context.Context, tenantID, userID, task string, mode runs.Mode, timezone, locale string) (runs.StartResponse, error)
+	Start(ctx context.Context, tenantID, userID, task string, mode runs.Mode, timezone, locale string, secrets []trust.NamedSecret) (runs.StartResponse, error)
 }
 
 type startBody struct {
 	Task *string `json:"task"`
 	Mode *string `json:"mode"`
 	// Timezone and Locale are the user's (IANA zone, BCP 47 tag), for the time the model reads.
-	Timezone string `json:"timezone"`
-	Locale   string `json:"locale"`
+	Timezone    string   `json:"timezone"`
+	Locale      string   `json:"locale"`
+	SecretNames []string `json:"secretNames"`
 }
 
 func newHandler(svc starter) http.Handler {
@@ -40,7 +42,11 @@ func newHandler(svc starter) http.Handler {
 		if body.Mode != nil {
 			mode = *body.Mode
 		}
-		resp, err := svc.Start(r.Context(), id.TenantID, id.UserID, task, runs.Mode(mode), body.Timezone, body.Locale)
+		secrets, err := trust.ParseSecretNames("secretNames", body.SecretNames)
+		if err != nil {
+			return err
+		}
+		resp, err := svc.Start(r.Context(), id.TenantID, id.UserID, task, runs.Mode(mode), body.Timezone, body.Locale, secrets)
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/screenagent/backend/shared/metrics"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 type stepper interface {
@@ -27,6 +28,7 @@ type metricsEmitter interface {
 type stepBody struct {
 	Snapshot         json.RawMessage `json:"snapshot"`
 	LastActionResult *resultBody     `json:"lastActionResult"`
+	SecretNames      []string        `json:"secretNames"`
 }
 
 // resultBody is the ToolResult of the last action; its data is not read (the snapshot shows the page).
@@ -93,6 +95,11 @@ func decode(raw []byte) (runs.StepRequest, error) {
 		return req, err
 	}
 	req.Snapshot = snap
+	if body.SecretNames != nil {
+		if req.SecretNames, err = trust.ParseSecretNames("secretNames", body.SecretNames); err != nil {
+			return req, err
+		}
+	}
 	if res := body.LastActionResult; res != nil {
 		if res.Success == nil {
 			return req, httpapi.Validation("lastActionResult.success", "is required")

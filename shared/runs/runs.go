@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/screenagent/backend/shared/trust"
 	"github.com/screenagent/backend/shared/usertime"
 )
 
@@ -93,10 +94,12 @@ func (e *LLMError) Unwrap() error { return e.Err }
 
 // Tool is one tool call with its arguments; only the arguments of its tool are set.
 type Tool struct {
-	Name   string  `dynamodbav:"name"`
-	ID     string  `dynamodbav:"id,omitempty"`
-	URL    string  `dynamodbav:"url,omitempty"`
-	Text   string  `dynamodbav:"text,omitempty"`
+	Name string `dynamodbav:"name"`
+	ID   string `dynamodbav:"id,omitempty"`
+	URL  string `dynamodbav:"url,omitempty"`
+	Text string `dynamodbav:"text,omitempty"`
+	// Secret names a secret the client holds, typed instead of Text: the server never sees it.
+	Secret string  `dynamodbav:"secret,omitempty"`
 	Submit bool    `dynamodbav:"submit,omitempty"`
 	DeltaY float64 `dynamodbav:"deltaY,omitempty"`
 	Key    string  `dynamodbav:"key,omitempty"`
@@ -217,6 +220,10 @@ type Run struct {
 	LastResult *Result
 	// LastAnswer is the answer that declined the pending question and so cancelled the run.
 	LastAnswer *UserAnswer
+	// SecretNames are the secrets the client holds (the latest request that named them).
+	SecretNames []trust.NamedSecret
+	// Secrets remembers the values typed into secret fields, as keyed hashes, to redact echoes.
+	Secrets trust.Secrets
 	// Result is the final answer of a completed run; Error says why a run stopped or was cancelled.
 	Result    string
 	Error     string

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/screenagent/backend/shared/llm"
+	"github.com/screenagent/backend/shared/trust"
 	"github.com/screenagent/backend/shared/trust/gate"
 	"github.com/screenagent/backend/shared/usertime"
 )
@@ -124,7 +125,7 @@ func orDefault(d, def time.Duration) time.Duration {
 
 // Start creates a run for the tenant's user. An empty mode is careful: the gate is on unless
 // the client asks for autonomy.
-func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode Mode, timezone, locale string) (StartResponse, error) {
+func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode Mode, timezone, locale string, secrets []trust.NamedSecret) (StartResponse, error) {
 	task = strings.TrimSpace(task)
 	switch {
 	case task == "":
@@ -152,7 +153,7 @@ func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode
 	}
 	run, err := s.Store.Create(ctx, Run{
 		ID: uuid.NewString(), TenantID: tenantID, UserID: userID, Task: task, Mode: mode,
-		Status: StatusCreated, MaxSteps: maxSteps, Timezone: clock.Name(), Locale: clock.Locale,
+		Status: StatusCreated, MaxSteps: maxSteps, Timezone: clock.Name(), Locale: clock.Locale, SecretNames: secrets,
 	})
 	if err != nil {
 		return StartResponse{}, err
@@ -169,8 +170,10 @@ type StepRequest struct {
 	Snapshot *Snapshot
 	// LastActionResult is the result of the last step's action; nil when none.
 	LastActionResult *Result
-	IdempotencyKey   string
-	RequestHash      string
+	// SecretNames are the secrets the client holds; nil keeps the run's.
+	SecretNames    []trust.NamedSecret
+	IdempotencyKey string
+	RequestHash    string
 }
 
 // Step decides the run's next action in the order of PROXY_SERVER_ARCHITECTURE.md §4.2: max
@@ -196,7 +199,10 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 	if req.Snapshot != nil {
 		next.CurrentSnapshot = req.Snapshot
 	}
-	result := req.LastActionResult
+	if req.SecretNames != nil {
+		next.SecretNames = req.SecretNames
+	}
+	result := redactResult(&next, req.LastActionResult)
 	if run.CurrentStep == 0 {
 		result = nil // no action has been taken yet
 	}
@@ -233,10 +239,10 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 		}()
 		system, user := buildPrompt(promptInput{
 			Task: run.Task, History: history, Results: results, Earlier: run.CurrentStep - len(history),
-			Page: page, Reflection: adjusting(run.Reflections, run.CurrentStep),
+			Page: page, Reflection: adjusting(run.Reflections, run.CurrentStep), Secrets: next.SecretNames,
 			Step: run.CurrentStep + 1, MaxSteps: run.MaxSteps, Now: s.now(), Clock: run.clock(),
 		})
-		if d, err = s.decide(ctx, system, user, page); err != nil || d.invalid != "" {
+		if d, err = s.decide(ctx, system, user, page, next.SecretNames); err != nil || d.invalid != "" {
 			// The run stays exactly as it was: the client retries the step.
 			if errors.Is(err, llm.ErrNotConfigured) {
 				// Not an outage: the cold start logged what to set, and the edge answers with it.
@@ -251,6 +257,14 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 		}
 	}
 	m := d.metrics()
+	// The client gets the call as decided; the run keeps it with a secret typed into a secret
+	// field masked, and the model's words with every typed secret redacted.
+	var sent *Tool
+	if d.reply.Type == ReplyToolCall {
+		sent = &d.reply.Tool
+	}
+	kept := storedTool(&next, sent, page)
+	redactReply(&next, &d.reply)
 
 	entry := Entry{
 		StepNumber: run.CurrentStep + 1, Thought: d.reply.Thought, PreviousResult: result,
@@ -267,8 +281,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 		entry.Action, entry.Question = ToolAskUser, d.reply.Question
 		next.Status, next.PendingQuestion = StatusWaitingUser, d.reply.Question
 	default:
-		tool := d.reply.Tool
-		entry.Action, entry.Tool = tool.Name, &tool
+		entry.Action, entry.Tool = kept.Name, kept
 		next.Status = StatusRunning
 	}
 	if d.reply.Type != ReplyFinal {
@@ -305,7 +318,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 	case ToolAskUser:
 		resp.Action, resp.Question, resp.ConfirmationID = ActionAskUser, entry.Question, next.PendingConfirmation
 	default:
-		resp.Action, resp.Tool = ActionExecuteTool, toolView(entry.Tool)
+		resp.Action, resp.Tool = ActionExecuteTool, toolView(sent)
 	}
 	return s.save(ctx, idem, run, next, &entry, resp)
 }
@@ -327,6 +340,9 @@ type AnswerRequest struct {
 	// ConfirmationID approves the action the security gate held: it must be the pending
 	// confirmation's id, so that an approval applies to that action only.
 	ConfirmationID string
+	// SecretNames are the secrets the client holds (an answer to a credentials request names
+	// them); nil keeps the run's.
+	SecretNames    []trust.NamedSecret
 	IdempotencyKey string
 	RequestHash    string
 }
@@ -355,6 +371,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	case req.Approved && run.PendingConfirmation != "" && req.ConfirmationID != run.PendingConfirmation:
 		return StepResponse{}, invalid("confirmationId", "must be the confirmationId of the pending action (%s), which the question named; an approval applies to that action only", run.PendingConfirmation)
 	}
+	text = run.Secrets.Redact(text)
 	reply := &Result{Success: req.Approved, Message: "The user approved."}
 	if !req.Approved {
 		reply.Message = "The user declined."
@@ -365,6 +382,9 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	answer := &UserAnswer{Approved: req.Approved, Text: text, UserID: req.UserID}
 	next := run
 	next.PendingQuestion, next.PendingTool, next.PendingConfirmation = "", nil, ""
+	if req.SecretNames != nil {
+		next.SecretNames = req.SecretNames
+	}
 	if !req.Approved {
 		next.Status, next.Error, next.LastResult, next.LastAnswer = StatusCancelled, "Cancelled: the user declined.", reply, answer
 		return s.save(ctx, idem, run, next, nil, StepResponse{Action: ActionError, Error: next.Error, State: stateOf(next)})

@@ -44,7 +44,7 @@ func newFixture(t *testing.T) *fixture {
 
 func (f *fixture) start(t *testing.T, mode runs.Mode) string {
 	t.Helper()
-	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "Find pricing information", mode, "", "")
+	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "Find pricing information", mode, "", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestStepFlowToFinish(t *testing.T) {
 		r2.Metrics.PromptTokens != 100 || r2.Metrics.LLMAttempts != 1 {
 		t.Fatalf("step 2 = %+v, want click agent-1 at step 2 with its usage", r2)
 	}
-	if u := f.llm.Requests()[0].User(); !strings.Contains(u, "TASK: Find pricing information") || !strings.Contains(u, "Step 1: observe → Success") || !strings.Contains(u, `[agent-1] a text="Pricing"`) {
+	if u := f.llm.Requests()[0].User(); !strings.Contains(u, "TASK: \"Find pricing information\"") || !strings.Contains(u, "Step 1: observe → \"Success\"") || !strings.Contains(u, `[agent-1] a text="Pricing"`) {
 		t.Errorf("second step's prompt lacks the task, step 1 or the page:\n%s", u)
 	}
 	r3 := f.step(t, id, nil, &runs.Result{Success: true, Message: "Clicked successfully"})
@@ -135,14 +135,14 @@ func TestStartValidates(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := f.svc.Start(context.Background(), "ten-a", "u-1", tc.task, tc.mode, "", "")
+			_, err := f.svc.Start(context.Background(), "ten-a", "u-1", tc.task, tc.mode, "", "", nil)
 			var ve *runs.ValidationError
 			if !errors.As(err, &ve) || ve.Field != tc.field {
 				t.Errorf("Start() error = %v, want a ValidationError on %s", err, tc.field)
 			}
 		})
 	}
-	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "t", "", "", "")
+	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "t", "", "", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -187,6 +187,7 @@ func DecodeSnapshot(raw json.RawMessage) (*Snapshot, error) {
 	if b, _ := json.Marshal(s); len(b) > MaxSnapshotBytes {
 		return nil, invalid("snapshot", "must be at most %d bytes of JSON, got %d", MaxSnapshotBytes, len(b))
 	}
+	maskSecretValues(s)
 	return s, nil
 }
 

@@ -23,7 +23,8 @@ var tools = []toolSpec{
 		args: []argSpec{{name: "id", kind: argElement, example: `"agent-1"`}}},
 	{name: ToolType, description: "type text into an input (fires input and change events); a select takes an option's text", acts: actsInput,
 		args: []argSpec{{name: "id", kind: argElement, example: `"agent-2"`}, {name: "text", kind: argText, example: `"..."`},
-			{name: "submit", kind: argSubmit, optional: true, example: "false", note: "submit true presses Enter after typing"}}},
+			{name: "submit", kind: argSubmit, optional: true, example: "false", note: "submit true presses Enter after typing"},
+			{name: "secret", kind: argSecret, optional: true, example: `"name"`, hidden: true}}},
 	{name: ToolScroll, description: "scroll the page",
 		args: []argSpec{{name: "deltaY", kind: argPixels, example: "600", note: "pixels; positive scrolls down"}}},
 	{name: ToolPress, description: "press a keyboard key", acts: actsKey,
@@ -73,6 +74,7 @@ const (
 	argKey                         // a key name (Tool.Key)
 	argQuestion                    // a non-empty question (Reply.Question)
 	argAnswer                      // a non-empty final answer (Reply.Answer)
+	argSecret                      // the name of a secret the client holds, typed instead of the text (Tool.Secret)
 )
 
 // argSpec is one argument of a tool.
@@ -82,6 +84,9 @@ type argSpec struct {
 	optional bool
 	// example is the JSON value the prompt shows; note explains it there.
 	example, note string
+	// hidden leaves the argument out of the tool list: the prompt explains it where it applies
+	// (the secrets the client holds).
+	hidden bool
 }
 
 var toolByName = func() map[string]*toolSpec {
@@ -103,9 +108,11 @@ func toolNames() string {
 
 // usage is how the tool's arguments are written: {"id": "agent-2", "text": "..."}, or {} for none.
 func (t *toolSpec) usage() string {
-	parts := make([]string, len(t.args))
-	for i, a := range t.args {
-		parts[i] = strconv.Quote(a.name) + ": " + a.example
+	var parts []string
+	for _, a := range t.args {
+		if !a.hidden {
+			parts = append(parts, strconv.Quote(a.name)+": "+a.example)
+		}
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
@@ -162,10 +169,17 @@ func parseTool(thought string, w wireTool, page *Snapshot) (Reply, error) {
 	if spec.reply != "" {
 		r = Reply{Type: spec.reply, Thought: thought}
 	}
+	_, secret := args["secret"]
 	for _, a := range spec.args {
 		v, given := args[a.name]
 		if given && string(v) == "null" {
 			given = false
+		}
+		if a.kind == argText && secret {
+			if given {
+				return Reply{}, fmt.Errorf("%s takes either %q or \"secret\", not both", spec.name, a.name)
+			}
+			continue
 		}
 		if err := a.read(spec.name, v, given, &r, page); err != nil {
 			return Reply{}, err
@@ -236,6 +250,10 @@ func (a argSpec) read(tool string, raw json.RawMessage, given bool, r *Reply, pa
 		ans, err := requiredText(a.name, given, s, maxAnswer)
 		r.Answer = ans
 		return err
+	case argSecret:
+		if given && (json.Unmarshal(raw, &r.Tool.Secret) != nil || r.Tool.Secret == "") {
+			return fmt.Errorf("%s: %q must be the name of a secret the browser holds", tool, a.name)
+		}
 	}
 	return nil
 }
@@ -249,7 +267,9 @@ func (a argSpec) value(t Tool) (any, bool) {
 	case argURL:
 		return t.URL, true
 	case argText:
-		return t.Text, true
+		return t.Text, t.Secret == ""
+	case argSecret:
+		return t.Secret, t.Secret != ""
 	case argSubmit:
 		return true, t.Submit
 	case argPixels:

@@ -34,6 +34,7 @@ import (
 	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/retention/expiry"
 	"github.com/screenagent/backend/shared/runs"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 // ActiveIndexPartition is the GSI2 partition of unfinished runs, for idle detection.
@@ -113,34 +114,36 @@ func (s *Store) expired(expiresAt int64) bool { return expiresAt <= s.now().Unix
 func num(n int64) types.AttributeValue { return &types.AttributeValueMemberN{Value: fmt.Sprint(n)} }
 
 type headerItem struct {
-	PK              string            `dynamodbav:"PK"`
-	SK              string            `dynamodbav:"SK"`
-	GSI2PK          string            `dynamodbav:"GSI2PK,omitempty"`
-	GSI2SK          string            `dynamodbav:"GSI2SK,omitempty"`
-	RetentionPK     string            `dynamodbav:"RetentionPK,omitempty"`
-	RetentionSK     string            `dynamodbav:"RetentionSK,omitempty"`
-	RunID           string            `dynamodbav:"runId"`
-	TenantID        string            `dynamodbav:"tenantId"`
-	UserID          string            `dynamodbav:"userId"`
-	Task            string            `dynamodbav:"task"`
-	Mode            string            `dynamodbav:"mode"`
-	Status          string            `dynamodbav:"status"`
-	CurrentStep     int               `dynamodbav:"currentStep"`
-	MaxSteps        int               `dynamodbav:"maxSteps"`
-	PendingQuestion string            `dynamodbav:"pendingQuestion,omitempty"`
-	PendingConfirm  string            `dynamodbav:"pendingConfirmation,omitempty"`
-	PendingTool     *runs.Tool        `dynamodbav:"pendingTool,omitempty"`
-	CurrentSnapshot *runs.Snapshot    `dynamodbav:"currentSnapshot,omitempty"`
-	Reflections     []runs.Reflection `dynamodbav:"reflections"`
-	Timezone        string            `dynamodbav:"timezone,omitempty"`
-	Locale          string            `dynamodbav:"locale,omitempty"`
-	LastResult      *runs.Result      `dynamodbav:"lastResult,omitempty"`
-	LastAnswer      *runs.UserAnswer  `dynamodbav:"lastAnswer,omitempty"`
-	Result          string            `dynamodbav:"result,omitempty"`
-	Error           string            `dynamodbav:"error,omitempty"`
-	CreatedAt       string            `dynamodbav:"createdAt"`
-	UpdatedAt       string            `dynamodbav:"updatedAt"`
-	ExpiresAt       int64             `dynamodbav:"expiresAt"`
+	PK              string              `dynamodbav:"PK"`
+	SK              string              `dynamodbav:"SK"`
+	GSI2PK          string              `dynamodbav:"GSI2PK,omitempty"`
+	GSI2SK          string              `dynamodbav:"GSI2SK,omitempty"`
+	RetentionPK     string              `dynamodbav:"RetentionPK,omitempty"`
+	RetentionSK     string              `dynamodbav:"RetentionSK,omitempty"`
+	RunID           string              `dynamodbav:"runId"`
+	TenantID        string              `dynamodbav:"tenantId"`
+	UserID          string              `dynamodbav:"userId"`
+	Task            string              `dynamodbav:"task"`
+	Mode            string              `dynamodbav:"mode"`
+	Status          string              `dynamodbav:"status"`
+	CurrentStep     int                 `dynamodbav:"currentStep"`
+	MaxSteps        int                 `dynamodbav:"maxSteps"`
+	PendingQuestion string              `dynamodbav:"pendingQuestion,omitempty"`
+	PendingConfirm  string              `dynamodbav:"pendingConfirmation,omitempty"`
+	PendingTool     *runs.Tool          `dynamodbav:"pendingTool,omitempty"`
+	CurrentSnapshot *runs.Snapshot      `dynamodbav:"currentSnapshot,omitempty"`
+	Reflections     []runs.Reflection   `dynamodbav:"reflections"`
+	Timezone        string              `dynamodbav:"timezone,omitempty"`
+	Locale          string              `dynamodbav:"locale,omitempty"`
+	LastResult      *runs.Result        `dynamodbav:"lastResult,omitempty"`
+	LastAnswer      *runs.UserAnswer    `dynamodbav:"lastAnswer,omitempty"`
+	Result          string              `dynamodbav:"result,omitempty"`
+	Error           string              `dynamodbav:"error,omitempty"`
+	SecretNames     []trust.NamedSecret `dynamodbav:"secretNames,omitempty"`
+	Secrets         trust.Secrets       `dynamodbav:"secrets"`
+	CreatedAt       string              `dynamodbav:"createdAt"`
+	UpdatedAt       string              `dynamodbav:"updatedAt"`
+	ExpiresAt       int64               `dynamodbav:"expiresAt"`
 }
 
 func (s *Store) headerOf(r runs.Run) headerItem {
@@ -150,6 +153,7 @@ func (s *Store) headerOf(r runs.Run) headerItem {
 		PendingQuestion: r.PendingQuestion, PendingTool: r.PendingTool, PendingConfirm: r.PendingConfirmation, CurrentSnapshot: r.CurrentSnapshot,
 		Reflections: r.Reflections, LastResult: r.LastResult, LastAnswer: r.LastAnswer, Result: r.Result, Error: r.Error,
 		Timezone: r.Timezone, Locale: r.Locale,
+		SecretNames: r.SecretNames, Secrets: r.Secrets,
 		CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339Nano),
 		ExpiresAt: s.Retention.ExpiresAt(r.Status, r.UpdatedAt).Unix(),
 	}
@@ -179,7 +183,7 @@ func (i headerItem) run() (runs.Run, error) {
 		Status: runs.Status(i.Status), CurrentStep: i.CurrentStep, MaxSteps: i.MaxSteps,
 		PendingQuestion: i.PendingQuestion, PendingTool: i.PendingTool, PendingConfirmation: i.PendingConfirm, CurrentSnapshot: i.CurrentSnapshot,
 		Reflections: i.Reflections, LastResult: i.LastResult, LastAnswer: i.LastAnswer, Result: i.Result, Error: i.Error,
-		Timezone: i.Timezone, Locale: i.Locale,
+		Timezone: i.Timezone, Locale: i.Locale, SecretNames: i.SecretNames, Secrets: i.Secrets,
 		CreatedAt: created, UpdatedAt: updated,
 	}, nil
 }

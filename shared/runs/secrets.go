@@ -1,0 +1,75 @@
+package runs
+
+import (
+	"fmt"
+
+	"github.com/screenagent/backend/shared/trust"
+)
+
+// maskSecretValues replaces the values of the snapshot's secret fields (trust.SecretField) with
+// trust.Mask as the snapshot is read, so that no prompt, stored run or API read holds them. An
+// element's text stands for its label: the content script reads it from the field's label.
+func maskSecretValues(s *Snapshot) {
+	for i := range s.Elements {
+		e := &s.Elements[i]
+		if e.Value != "" && trust.SecretField(trust.Field{
+			Tag: e.Tag, Type: e.Type, Name: e.Name, AriaLabel: e.AriaLabel, Placeholder: e.Placeholder, Label: e.Text,
+		}) {
+			e.Value = trust.Mask
+		}
+	}
+}
+
+// typesSecret reports whether the tool types its text into a secret field of the page.
+func typesSecret(t *Tool, page *Snapshot) bool {
+	if t == nil || t.Name != ToolType || t.Text == "" {
+		return false
+	}
+	e, ok := page.Element(t.ID)
+	return ok && trust.SecretField(trust.Field{
+		Tag: e.Tag, Type: e.Type, Name: e.Name, AriaLabel: e.AriaLabel, Placeholder: e.Placeholder, Label: e.Text,
+	})
+}
+
+// storedTool is the tool as the run keeps it: a text typed into a secret field is remembered as
+// the run's typed secret (a keyed hash, for redacting echoes) and masked. Only the step's
+// response (and its idempotency record) carries the text itself.
+func storedTool(run *Run, t *Tool, page *Snapshot) *Tool {
+	if !typesSecret(t, page) {
+		return t
+	}
+	run.Secrets.Remember(t.Text)
+	masked := *t
+	masked.Text = trust.Mask
+	return &masked
+}
+
+// redactReply removes the run's typed secrets from what the model wrote.
+func redactReply(run *Run, r *Reply) {
+	r.Thought = run.Secrets.Redact(r.Thought)
+	r.Question = run.Secrets.Redact(r.Question)
+	r.Answer = run.Secrets.Redact(r.Answer)
+}
+
+// redactResult is the client's report with the run's typed secrets removed: a client may echo
+// the text it failed to type.
+func redactResult(run *Run, r *Result) *Result {
+	if r == nil || run.Secrets.Empty() {
+		return r
+	}
+	out := *r
+	out.Message, out.Error = run.Secrets.Redact(r.Message), run.Secrets.Redact(r.Error)
+	return &out
+}
+
+// checkSecretUse refuses a type call with a secret the client does not hold, or one bound to
+// another origin than the page's: the corrective retry tells the model so.
+func checkSecretUse(r Reply, held []trust.NamedSecret, page *Snapshot) error {
+	if r.Type != ReplyToolCall || r.Tool.Secret == "" {
+		return nil
+	}
+	if err := trust.CheckSecretUse(held, r.Tool.Secret, page.URL); err != nil {
+		return fmt.Errorf("type with secret %q cannot be used: %w", r.Tool.Secret, err)
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+package runs_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/screenagent/backend/shared/runs"
+	"github.com/screenagent/backend/shared/trust"
+)
+
+func TestDecodeSnapshotMasksSecretValues(t *testing.T) {
+	raw := `{"url":"https://crm.example.com/login","elements":[
+		{"id":"e1","tag":"input","type":"password","value":"hunter2-typed"},
+		{"id":"e2","tag":"input","type":"text","name":"password","value":"shown-by-toggle"},
+		{"id":"e3","tag":"input","ariaLabel":"Passwort","value":"geheim-wert"},
+		{"id":"e4","tag":"input","placeholder":"CVC","value":"123"},
+		{"id":"e5","tag":"input","type":"email","name":"email","value":"ann@example.com"}]}`
+	s, err := runs.DecodeSnapshot(json.RawMessage(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"e1": trust.Mask, "e2": trust.Mask, "e3": trust.Mask, "e4": trust.Mask, "e5": "ann@example.com"}
+	for _, e := range s.Elements {
+		if e.Value != want[e.ID] {
+			t.Errorf("element %s value = %q, want %q", e.ID, e.Value, want[e.ID])
+		}
+	}
+}
+
+var loginPage = &runs.Snapshot{URL: "https://crm.example.com/login", Title: "Sign in", Elements: []runs.Element{
+	{ID: "agent-1", Tag: "input", Type: "email", Name: "email"},
+	{ID: "agent-2", Tag: "input", Type: "password", Name: "pw"},
+	{ID: "agent-3", Tag: "button", Text: "Sign in"},
+}}
+
+// TestTypedSecretReachesOnlyItsResponse: the client gets the password the model types; the run's
+// history, its GET view and later prompts never hold it, even when the client and the model
+// echo it.
+func TestTypedSecretReachesOnlyItsResponse(t *testing.T) {
+	const secret = "Tr0ub4dor&3x"
+	f := newFixture(t)
+	id := f.start(t, runs.ModeAutonomous)
+	f.llm.Reply(`{"type":"tool_call","thought":"I type ` + secret + ` now.","tool":{"name":"type","arguments":{"id":"agent-2","text":"` + secret + `"}}}`)
+	f.llm.Reply(toolCall("click", `{"id":"agent-3"}`))
+	f.step(t, id, nil, nil)
+	r := f.step(t, id, loginPage, success)
+	if got := r.Tool.Parameters["text"]; got != secret {
+		t.Fatalf("the step's response types %v, want the secret itself (the client must get it)", got)
+	}
+	f.step(t, id, loginPage, &runs.Result{Success: false, Error: `Could not type "` + secret + `" into the field`})
+
+	prompt := f.llm.Requests()[1].User()
+	if strings.Contains(prompt, secret) {
+		t.Errorf("the next prompt holds the secret:\n%s", prompt)
+	}
+	if !strings.Contains(prompt, trust.Mask) {
+		t.Errorf("the next prompt shows no mask where the secret was:\n%s", prompt)
+	}
+	got, err := f.svc.Get(context.Background(), "ten-a", "u-1", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(got)
+	if strings.Contains(string(b), secret) {
+		t.Errorf("GET /agent/run/{id} holds the secret: %s", b)
+	}
+	run, err := f.store.Get(context.Background(), "ten-a", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := f.store.Entries(context.Background(), "ten-a", id, 0)
+	stored, _ := json.Marshal([]any{run, entries})
+	if strings.Contains(string(stored), secret) {
+		t.Errorf("the stored run holds the secret: %s", stored)
+	}
+	if len(run.Secrets.Typed) != 1 {
+		t.Errorf("the run remembers %d typed secrets, want 1", len(run.Secrets.Typed))
+	}
+}
+
+func TestTypeWithNamedSecret(t *testing.T) {
+	held := []trust.NamedSecret{{Name: "crm_password", Origin: "crm.example.com"}, {Name: "bank_pin", Origin: "bank.example"}}
+	cases := []struct {
+		name    string
+		replies []string
+		want    string // the secret the response types, "" for a refused step
+	}{
+		{"held and bound to the page's origin", []string{toolCall("type", `{"id":"agent-2","secret":"crm_password"}`)}, "crm_password"},
+		{"bound to another origin, then corrected", []string{
+			toolCall("type", `{"id":"agent-2","secret":"bank_pin"}`),
+			toolCall("type", `{"id":"agent-2","secret":"crm_password"}`)}, "crm_password"},
+		{"unknown twice", []string{
+			toolCall("type", `{"id":"agent-2","secret":"mail_password"}`),
+			toolCall("type", `{"id":"agent-2","secret":"mail_password"}`)}, ""},
+		{"both text and secret twice", []string{
+			toolCall("type", `{"id":"agent-2","text":"x","secret":"crm_password"}`),
+			toolCall("type", `{"id":"agent-2","text":"x","secret":"crm_password"}`)}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "Sign in to the CRM", runs.ModeAutonomous, "", "", held)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range tc.replies {
+				f.llm.Reply(r)
+			}
+			f.step(t, resp.RunID, nil, nil)
+			r, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: resp.RunID, Snapshot: loginPage, LastActionResult: success})
+			if tc.want == "" {
+				var llmErr *runs.LLMError
+				if !errors.As(err, &llmErr) {
+					t.Fatalf("Step() = %+v, %v; want an LLMError (no secret is emitted)", r, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Tool.Parameters["secret"]; got != tc.want {
+				t.Errorf("response parameters %v, want secret %q", r.Tool.Parameters, tc.want)
+			}
+			if _, ok := r.Tool.Parameters["text"]; ok {
+				t.Errorf("response parameters %v carry a text, want the secret's name only", r.Tool.Parameters)
+			}
+			prompt := f.llm.Requests()[0].User()
+			if !strings.Contains(prompt, "crm_password (only on crm.example.com)") {
+				t.Errorf("the prompt does not list the held secret with its binding:\n%s", prompt)
+			}
+		})
+	}
+}
