@@ -16,6 +16,7 @@ import (
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/search"
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 // decision is the model's choice for a step, after parsing and the server's policies.
@@ -62,7 +63,7 @@ func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page,
 	}
 	var lastErr error
 	parse := func(text string) (choice, error) {
-		r, a, err := parseDecision(text, pg, mem.Variables)
+		r, a, err := parseDecision(text, pg, mem.Variables, mem.SecretNames, pageURL)
 		if err == nil && a.Handler() == actions.DOM {
 			err = checkLoop(a, tried)
 		}
@@ -203,10 +204,13 @@ func substituteVariables(raw string, vars map[string]string) (string, error) {
 	return out, nil
 }
 
-func parseDecision(reply string, pg *page.Page, vars map[string]string) (actions.Reply, actions.Action, error) {
+func parseDecision(reply string, pg *page.Page, vars map[string]string, held []trust.NamedSecret, pageURL string) (actions.Reply, actions.Action, error) {
 	r, err := actions.ParseReplySections(reply)
 	if err != nil {
 		return r, actions.Action{}, err
+	}
+	if a, ok, err := parseSecretAction(r.Action, held, pageURL, pg.HasElement); ok {
+		return r, a, err
 	}
 	raw, err := substituteVariables(r.Action, vars)
 	if err != nil {

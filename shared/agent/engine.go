@@ -154,6 +154,8 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	if err := h.leaseTask(ctx, st); err != nil {
 		return Response{}, err
 	}
+	rememberNames(&st.task.Memory, req.SecretNames)
+	redactRequest(&st.task.Memory.Secrets, &req)
 
 	know, err := e.Knowledge.Resolve(ctx, tenant, req.URL, req.Query)
 	if err != nil {
@@ -180,11 +182,12 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	chk := verifyLast(mem, st.task.ID, req.URL, fp, pg, req.Report, start)
 	rendered := page.Render(pg, page.Options{Query: focusQuery(st.task.Query, mem), Budget: e.PageBudget, PreviousDigest: mem.Page,
 		URLChanged: prevURL != "" && prevURL != req.URL})
+	rendered.Text = mem.Secrets.Redact(rendered.Text) // a page may show back what was typed
 	notes := append(append(finishNotes(mem), loopNotes(tried)...), revisitNotes(mem, req.URL)...)
 	system, user := BuildPrompt(PromptInput{
 		Task: st.task.Query, URL: req.URL, Now: start, Clock: req.Clock, Step: st.task.StepCount + 1, MaxSteps: e.maxSteps(),
 		Memory: mem, Report: req.Report,
-		Knowledge: knowledgeChunks(know), Grammar: actions.PromptText(), Page: rendered.Text,
+		Knowledge: knowledgeChunks(know), Grammar: actions.PromptText(), Page: rendered.Text, Secrets: mem.SecretNames,
 		Notes: append(notes, chk.notes...),
 	})
 
@@ -201,7 +204,9 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	d = applyBranch(d, branch, mem.Plan)
 	d = e.applyPolicies(d, mem)
 	d = clearBlocker(d, pg)
+	guardDecision(&mem.Secrets, &d, pg)
 	d, confirmation := holdPayment(d, req, mem, pg, st.task.TenantID+"/"+st.task.ID, rules)
+	guardDecision(&mem.Secrets, &d, pg) // again: a held payment's question may quote a typed value
 	chk.fold(d)
 	mem.Expected = parseExpectation(d.sections["Expect"])
 	extracted := extract(mem, d.sections["Extract"])
@@ -244,10 +249,15 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	if respStatus == StatusNeedsUserInput {
 		q, _ := d.action.Text()
 		resp.UserQuestion, resp.MissingInformation = q, missingItems(d.sections["Missing"], q)
+		resp.UserRequest = userRequest(q, resp.MissingInformation, loginFailed)
 		mem.Pending = q
 	}
 	resp.Metrics.DurationMs = e.now().Sub(start).Milliseconds()
 	stored, storedModel := storedAction(resp.Action, pg), storedAction(d.modelAction, pg)
+	resp.LogAction = stored
+	if chk.correction != nil {
+		chk.correction.Action = stored
+	}
 	if req.Debug {
 		resp.DebugInfo = map[string]any{
 			"knowledge": know.Debug, "promptChars": len(system) + len(user), "pageTokens": rendered.Tokens,
@@ -540,8 +550,11 @@ func orchestratorStatus(d decision, chk checked, planChange string) string {
 func toolAction(a actions.Action) ToolAction {
 	args := a.Args()
 	for i, v := range args {
-		if d, ok := v.(time.Duration); ok {
-			args[i] = d.Seconds()
+		switch v := v.(type) {
+		case time.Duration:
+			args[i] = v.Seconds()
+		case actions.SecretRef:
+			args[i] = map[string]string{"secret": string(v)}
 		}
 	}
 	if args == nil {

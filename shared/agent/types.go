@@ -8,6 +8,7 @@ import (
 
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/trust"
 	"github.com/screenagent/backend/shared/usertime"
 	"github.com/screenagent/backend/shared/validation"
 )
@@ -37,6 +38,8 @@ type Request struct {
 	ConfirmationID string
 	// Clock is the user's time zone and locale, when the request named them.
 	Clock usertime.Clock
+	// SecretNames are the secrets the client holds, by name; nil keeps the task's.
+	SecretNames []trust.NamedSecret
 }
 
 // Limits of extracted variables (SERVER_QA_ROADMAP.md §3).
@@ -118,9 +121,13 @@ type Response struct {
 	MissingInformation []string            `json:"missingInformation,omitempty"`
 	// ConfirmationID comes with a question about an action the payment gate held (careful mode);
 	// the request that approves it sends it back.
-	ConfirmationID string         `json:"confirmationId,omitempty"`
-	Metrics        Metrics        `json:"metrics"`
-	DebugInfo      map[string]any `json:"debugInfo,omitempty"`
+	ConfirmationID string `json:"confirmationId,omitempty"`
+	// UserRequest says what kind of answer the question asks for, and in which fields.
+	UserRequest *trust.UserRequest `json:"userRequest,omitempty"`
+	Metrics     Metrics            `json:"metrics"`
+	DebugInfo   map[string]any     `json:"debugInfo,omitempty"`
+	// LogAction is the action as the request's log line may show it (a typed secret masked).
+	LogAction string `json:"-"`
 }
 
 // StepProgress is the plan step being worked on (SERVER_QA_ROADMAP.md §7.2).

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/trust"
 	"github.com/screenagent/backend/shared/usertime"
 	"github.com/screenagent/backend/shared/validation"
 )
@@ -45,6 +46,8 @@ type Input struct {
 	// Timezone and Locale are the user's (IANA zone, BCP 47 tag): the prompt shows local time.
 	Timezone string `json:"timezone"`
 	Locale   string `json:"locale"`
+	// SecretNames are the secrets the client holds ("name" or "name@origin"), never their values.
+	SecretNames []string `json:"secretNames"`
 }
 
 // NewRequest validates an interact request's body against the limits and returns the request it
@@ -104,11 +107,18 @@ func NewRequest(in Input) (Request, error) {
 	case err != nil:
 		return Request{}, invalid("locale", err.Error())
 	}
+	var secrets []trust.NamedSecret
+	if in.SecretNames != nil {
+		if secrets, err = trust.ParseSecretNames("secretNames", in.SecretNames); err != nil {
+			return Request{}, err
+		}
+	}
 	return Request{
 		Clock: clock,
 		URL:   *in.URL, Query: strings.TrimSpace(*in.Query), DOM: *in.DOM,
 		TaskID: strings.ToLower(in.TaskID), SessionID: strings.ToLower(in.SessionID), Report: report,
 		Variables: in.ExtractedVariables, Mode: cmp.Or(in.Mode, ModeAutonomous), ConfirmationID: in.ConfirmationID,
+		SecretNames: secrets,
 	}, nil
 }
 

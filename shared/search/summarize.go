@@ -2,11 +2,11 @@ package search
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 // The results are wrapped in these markers; the model is to treat what is inside as web content,
@@ -80,13 +80,9 @@ func where(r Results) string {
 	return "on the open web"
 }
 
-// markers matches anything a model could read as the results' own markers.
-var markers = regexp.MustCompile(`(?i)<(/?)\s*search_results`)
-
-// neutralize keeps web content from closing (or reopening) its untrusted block.
-func neutralize(s string) string {
-	return markers.ReplaceAllString(s, "<${1}search_results_")
-}
+// neutralize keeps web content from closing (or reopening) its untrusted block, or any other
+// block of the prompt, in any variant (trust.Neutralize).
+func neutralize(s string) string { return trust.Neutralize(s) }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 

@@ -1,5 +1,7 @@
 package tasks
 
+import "github.com/screenagent/backend/shared/trust"
+
 // Memory is what the next step's prompt and policies need of the task's past, kept compact on
 // the task item so that a step reads one item however long the task has run (the steps
 // themselves are written for the record and the export, never read back by a step).
@@ -31,6 +33,11 @@ type Memory struct {
 	// Held is the confirmation id of the action the payment gate held at the last step (careful
 	// mode): only the next request naming it approves that action, once.
 	Held string `json:"held,omitempty" dynamodbav:"held,omitempty"`
+	// Secrets are the values typed into secret fields, as keyed hashes, to redact their echoes.
+	// Never exported: the key would let anyone holding an export test guesses.
+	Secrets trust.Secrets `json:"-" dynamodbav:"secrets"`
+	// SecretNames are the secrets the client holds, by name (the latest request that named them).
+	SecretNames []trust.NamedSecret `json:"-" dynamodbav:"secretNames,omitempty"`
 }
 
 // Bounds of the memory.

@@ -86,12 +86,17 @@ func Neutralize(s string) string {
 // newlines and angle brackets escaped and block markers removed, so it can neither end its
 // line (and start one that reads as the server's) nor open or close a block.
 func Quote(s string) string {
-	out, err := json.Marshal(OneLine(Neutralize(s)))
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	// "&" stays itself (a URL's query reads as it is); "<" and ">" are still escaped below.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(OneLine(Neutralize(s))); err != nil {
 		return `""`
 	}
-	return string(out)
+	return angleEscaper.Replace(strings.TrimSuffix(b.String(), "\n"))
 }
+
+var angleEscaper = strings.NewReplacer("<", `\u003c`, ">", `\u003e`)
 
 // Block fences untrusted text in the named block: markers are removed from the text and every
 // line of it is indented by two spaces, so that no line inside the block starts where the

@@ -172,6 +172,10 @@ func (a Action) String() string {
 			writeQuoted(&b, v)
 		case time.Duration:
 			b.WriteString(formatSeconds(v))
+		case SecretRef:
+			b.WriteString("secret(")
+			writeQuoted(&b, string(v))
+			b.WriteByte(')')
 		}
 	}
 	b.WriteByte(')')
@@ -230,3 +234,27 @@ func formatSeconds(d time.Duration) string {
 
 // textLen is the length of a string argument as the limits count it: characters.
 func textLen(s string) int { return utf8.RuneCountInString(s) }
+
+// SecretRef stands for a secret the browser holds, by name, in place of the text of setValue:
+// the server never sees the value, the client substitutes it.
+type SecretRef string
+
+// WithSecret returns the setValue action typing the named secret instead of its text.
+func (a Action) WithSecret(name string) (Action, error) {
+	if a.Name() != "setValue" {
+		return Action{}, fmt.Errorf("secret(%q) may only be the text of setValue, not of %s", name, a.Name())
+	}
+	args := a.Args()
+	args[1] = SecretRef(name)
+	return Action{spec: a.spec, args: args}, nil
+}
+
+// Secret is the name of the secret the action types, if it types one.
+func (a Action) Secret() (string, bool) {
+	for _, v := range a.args {
+		if s, ok := v.(SecretRef); ok {
+			return string(s), true
+		}
+	}
+	return "", false
+}

@@ -2,32 +2,29 @@ package page
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/screenagent/backend/shared/trust"
 
 	xhtml "golang.org/x/net/html"
 )
 
 // Mask stands for the value of a password-like field wherever the value would be shown or
 // stored.
-const Mask = "••••••"
+const Mask = trust.Mask
 
-// isSecretField reports whether a field's value must never reach the model or storage:
-// password inputs and inputs whose autocomplete names a password, a payment card detail
-// (cc-number, cc-csc, ...) or a one-time code.
-func isSecretField(tag, typ, autocomplete string) bool {
-	if tag != "input" && tag != "textarea" {
-		return false
-	}
-	if tag == "input" && strings.EqualFold(strings.TrimSpace(typ), "password") {
-		return true
-	}
-	for _, tok := range strings.Fields(strings.ToLower(autocomplete)) {
-		if strings.Contains(tok, "password") || strings.HasPrefix(tok, "cc-") || tok == "one-time-code" {
-			return true
-		}
-	}
-	return false
+// secretAttrs are the attributes trust.SecretField reads of a field.
+var secretAttrs = []string{"type", "autocomplete", "name", "id", "aria-label", "placeholder", "title"}
+
+// isSecretField reports whether a field's value must never reach the model or storage
+// (trust.SecretField), from its tag and attributes by name.
+func isSecretField(tag string, attr func(string) string) bool {
+	return trust.SecretField(trust.Field{
+		Tag: tag, Type: attr("type"), Autocomplete: attr("autocomplete"), Name: attr("name"), ID: attr("id"),
+		AriaLabel: attr("aria-label"), Placeholder: attr("placeholder"), Title: attr("title"),
+	})
 }
 
 // maskSecrets replaces the values of password-like fields with Mask, so that no accessor
@@ -35,8 +32,14 @@ func isSecretField(tag, typ, autocomplete string) bool {
 func (p *Page) maskSecrets() {
 	for i := range p.elements {
 		e := &p.elements[i]
-		typ, _ := e.Attr("type")
-		if !isSecretField(e.Tag, typ, p.info[i].autocomplete) {
+		attr := func(name string) string {
+			if name == "autocomplete" {
+				return p.info[i].autocomplete
+			}
+			v, _ := e.Attr(name)
+			return v
+		}
+		if !isSecretField(e.Tag, attr) {
 			continue
 		}
 		p.info[i].secret = true
@@ -126,7 +129,7 @@ func secretValues(s string) [][2]int {
 			return false
 		}
 		textarea = false
-		var typ, autocomplete string
+		attrs := map[string]string{}
 		value := [2]int{-1, -1}
 		var last []byte
 		sc, ti := scanTag(raw)
@@ -137,17 +140,15 @@ func secretValues(s string) [][2]int {
 				break
 			}
 			last = val
-			switch string(key) {
-			case "type":
-				typ = string(val)
-			case "autocomplete":
-				autocomplete = unescape(string(val))
-			case "value":
+			k := strings.ToLower(string(key))
+			if k == "value" {
 				value = [2]int{start, end}
+			} else if slices.Contains(secretAttrs, k) {
+				attrs[k] = unescape(string(val))
 			}
 		}
 		selfClosing := tt == xhtml.SelfClosingTagToken || slashID(raw, last)
-		if isSecretField(name, unescape(typ), autocomplete) {
+		if isSecretField(name, func(n string) string { return attrs[n] }) {
 			switch {
 			case name == "input" && value[1] > value[0]:
 				out = append(out, [2]int{off + value[0], off + value[1]})
