@@ -73,3 +73,12 @@ func checkSecretUse(r Reply, held []trust.NamedSecret, page *Snapshot) error {
 	}
 	return nil
 }
+
+// askKind types a question: one the security gate asks about a held call is a confirmation,
+// the model's own is classified by trust.RequestFor.
+func askKind(e Entry) *trust.UserRequest {
+	if e.Tool != nil {
+		return trust.ConfirmationRequest()
+	}
+	return trust.RequestFor(e.Question, nil)
+}

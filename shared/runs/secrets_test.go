@@ -134,3 +134,29 @@ func TestTypeWithNamedSecret(t *testing.T) {
 		})
 	}
 }
+
+func TestQuestionsCarryTheirKind(t *testing.T) {
+	payPage := &runs.Snapshot{URL: "https://shop.example/checkout", Title: "Checkout", Elements: []runs.Element{{ID: "agent-1", Tag: "button", Text: "Pay now"}}}
+	cases := []struct {
+		name, reply string
+		page        *runs.Snapshot
+		want        string
+	}{
+		{"password", `{"type":"ask_user","question":"What is your password for the CRM?"}`, loginPage, trust.RequestCredentials},
+		{"one-time code", `{"type":"ask_user","question":"Please give me the one-time code from your phone."}`, loginPage, trust.RequestOneTimeCode},
+		{"information", `{"type":"ask_user","question":"Which plan do you want?"}`, loginPage, trust.RequestInformation},
+		{"the gate's question", toolCall("click", `{"id":"agent-1"}`), payPage, trust.RequestConfirmation},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			id := f.start(t, runs.ModeCareful)
+			f.llm.Reply(tc.reply)
+			f.step(t, id, nil, nil)
+			r := f.step(t, id, tc.page, success)
+			if r.Action != runs.ActionAskUser || r.UserRequest == nil || r.UserRequest.Type != tc.want {
+				t.Errorf("response = %+v (userRequest %+v), want ask_user of type %s", r, r.UserRequest, tc.want)
+			}
+		})
+	}
+}

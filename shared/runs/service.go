@@ -317,6 +317,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 		resp.Action, resp.Result = ActionFinish, entry.Answer
 	case ToolAskUser:
 		resp.Action, resp.Question, resp.ConfirmationID = ActionAskUser, entry.Question, next.PendingConfirmation
+		resp.UserRequest = askKind(entry)
 	default:
 		resp.Action, resp.Tool = ActionExecuteTool, toolView(sent)
 	}

@@ -1,5 +1,7 @@
 package runs
 
+import "github.com/screenagent/backend/shared/trust"
+
 // The response bodies of the run API, in the exact shapes of PROXY_SERVER_API.md (its thin
 // client depends on them); fields beyond the documented ones are only ever added.
 
@@ -48,8 +50,10 @@ type StepResponse struct {
 	Action   string    `json:"action"`
 	Tool     *ToolView `json:"tool,omitempty"`
 	Question string    `json:"question,omitempty"`
-	Result   string    `json:"result,omitempty"`
-	Error    string    `json:"error,omitempty"`
+	// UserRequest says what kind of answer the question asks for, and in which fields.
+	UserRequest *trust.UserRequest `json:"userRequest,omitempty"`
+	Result      string             `json:"result,omitempty"`
+	Error       string             `json:"error,omitempty"`
 	// ConfirmationID comes with a question about an action the security gate held; the client
 	// sends it back with an approving /answer.
 	ConfirmationID string    `json:"confirmationId,omitempty"`
