@@ -191,7 +191,7 @@ func TestRunExampleFlowOverHTTP(t *testing.T) {
 	if final.Action != "finish" || final.Result != "Pricing: $10/month or $100/year" {
 		t.Fatalf("final = %+v, want finish with the answer", final)
 	}
-	if last := fake.Requests()[3].User(); !strings.Contains(last, "(step 3): yearly") || !strings.Contains(last, "Step 2: click {\"id\":\"agent-2\"} → Executed click") {
+	if last := fake.Requests()[3].User(); !strings.Contains(last, `(step 3): "yearly"`) || !strings.Contains(last, `Step 2: click {"id":"agent-2"} → "Executed click"`) {
 		t.Errorf("the prompt after the answer lacks it or the history:\n%s", last)
 	}
 

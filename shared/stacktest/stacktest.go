@@ -38,6 +38,8 @@ type Options struct {
 	// DynamoDBEndpoint, when set, replaces the tables' endpoint in the functions' environment
 	// (e.g. an address where nothing listens).
 	DynamoDBEndpoint string
+	// Output, when set, also receives the functions' stdout and stderr (their log lines).
+	Output io.Writer
 }
 
 // Stack is a running API.
@@ -88,7 +90,15 @@ func New(t testing.TB, opts Options) *Stack {
 	if testing.Verbose() {
 		logOut = os.Stderr
 	}
+	var funcOut io.Writer = os.Stderr
+	if opts.Output != nil {
+		funcOut = io.MultiWriter(os.Stderr, opts.Output)
+		if !testing.Verbose() {
+			funcOut = opts.Output
+		}
+	}
 	emu, err := emulator.New(emulator.Config{
+		Output:    funcOut,
 		Template:  tmpl,
 		Root:      root,
 		Env:       sam.Env{Resources: db.Tables},
