@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/trust/replay"
 )
 
 // TaskLeases is what the engine needs of the tasks store to hold a step's task and its
@@ -30,8 +31,8 @@ const (
 	leaseDuration = 35 * time.Second
 	// replayWait bounds how long a retry waits for the response of the request in flight with
 	// its key (never past its own deadline, less the write reserve); replayPoll is how often it looks.
-	replayWait = 8 * time.Second
-	replayPoll = 150 * time.Millisecond
+	replayWait = replay.DefaultMax
+	replayPoll = replay.DefaultPoll
 )
 
 // ownKey scopes the request's Idempotency-Key to its user: keys are stored per tenant, and another
@@ -60,41 +61,50 @@ func (e *Engine) claim(ctx context.Context, req Request) (*hold, Response, bool,
 	if req.IdempotencyKey == "" {
 		return h, Response{}, false, nil
 	}
-	stop := e.now().Add(replayWait)
-	if dl, ok := ctx.Deadline(); ok {
-		stop = minTime(stop, dl.Add(-e.writeReserve()))
-	}
-	for {
+	var (
+		resp    Response
+		found   bool
+		claimed bool
+	)
+	wait := replay.Wait{Max: replayWait, Poll: replayPoll, Reserve: e.writeReserve(), Now: e.now}
+	err := wait.Until(ctx, func(ctx context.Context) (bool, error) {
 		rec, err := e.Tasks.GetIdempotency(ctx, h.tenant, req.IdempotencyKey)
 		switch {
 		case errors.Is(err, tasks.ErrNotFound):
 			claimID := uuid.NewString()
 			err := e.Tasks.ClaimIdempotency(ctx, h.tenant, req.IdempotencyKey, req.RequestHash, claimID, e.now().Add(leaseDuration))
 			if err == nil {
-				h.key, h.claimID = req.IdempotencyKey, claimID
-				return h, Response{}, false, nil
-			}
-			if !errors.Is(err, tasks.ErrIdempotencyRace) {
-				return nil, Response{}, false, err
+				h.key, h.claimID, claimed = req.IdempotencyKey, claimID, true
+				return true, nil
 			}
 			// A twin claimed it first: wait for its response.
+			return false, ignore(err, tasks.ErrIdempotencyRace)
 		case err != nil:
-			return nil, Response{}, false, err
+			return true, err
 		case rec.RequestHash != req.RequestHash:
-			return nil, Response{}, true, ErrIdempotencyMismatch
+			found = true
+			return true, ErrIdempotencyMismatch
 		case !rec.Pending:
-			resp, found, err := e.replay(ctx, h.tenant, req)
-			return nil, resp, found, err
+			resp, found, err = e.replay(ctx, h.tenant, req)
+			return true, err
 		}
-		if !e.now().Before(stop) {
-			return nil, Response{}, false, ErrConflict
-		}
-		select {
-		case <-ctx.Done():
-			return nil, Response{}, false, ctx.Err()
-		case <-time.After(replayPoll):
-		}
+		return false, nil
+	})
+	switch {
+	case errors.Is(err, replay.ErrInFlight):
+		return nil, Response{}, false, ErrConflict
+	case err != nil || !claimed:
+		return nil, resp, found, err
 	}
+	return h, Response{}, false, nil
+}
+
+// ignore is err unless it is target.
+func ignore(err, target error) error {
+	if errors.Is(err, target) {
+		return nil
+	}
+	return err
 }
 
 // leaseTask holds an existing task for the step; a new task is not shared yet.
@@ -132,11 +142,4 @@ func (h *hold) release(ctx context.Context, err error) {
 			h.e.logger().WarnContext(ctx, "release idempotency claim", "error", rerr.Error())
 		}
 	}
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }

@@ -226,8 +226,8 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 	d := decision{reply: Reply{Type: ReplyToolCall, Tool: Tool{Name: ToolObserve}, Thought: "No page has been observed yet."}}
 	if page != nil {
 		leaseID := uuid.NewString()
-		if err := s.Store.Lease(ctx, run, leaseID, s.now().Add(leaseDuration)); err != nil {
-			return StepResponse{}, err
+		if replayed, found, err := s.lease(ctx, idem, run, leaseID); found || err != nil {
+			return replayed, err
 		}
 		// The step's Save ends the lease; any other way out releases it for the retry.
 		defer func() {
