@@ -1,9 +1,8 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/screenagent/backend/shared/agent/actions"
@@ -66,36 +65,26 @@ func guardDecision(sec *trust.Secrets, d *decision, pg *page.Page) {
 	}
 }
 
-// secretCall is setValue typing a secret the browser holds: setValue(5, secret("crm_password")).
-var secretCall = regexp.MustCompile(`^\s*setValue\(\s*(\d+)\s*,\s*secret\(\s*"([^"\\]*)"\s*\)\s*\)\s*$`)
-
-// parseSecretAction reads setValue(id, secret("name")) when the action is one: the secret must be
-// one the client holds, bound (if it is) to the page's origin; a secret(...) anywhere else is an
-// error for the model.
+// parseSecretAction reads setValue(id, secret("name")) when the action is one (ok): the secret
+// must be one the client holds, bound (if it is) to the page's origin. A secret(...) anywhere
+// else is an error for the model; an action without one is not this function's (ok false).
 func parseSecretAction(raw string, held []trust.NamedSecret, pageURL string, hasElement func(int) bool) (actions.Action, bool, error) {
-	m := secretCall.FindStringSubmatch(raw)
-	if m == nil {
-		if strings.Contains(raw, "secret(") {
-			return actions.Action{}, true, fmt.Errorf(`secret("name") may only be the text of setValue, as in setValue(5, secret("name"))`)
-		}
+	a, err := actions.Parse(raw)
+	name, isSecret := a.Secret()
+	switch {
+	case err != nil && strings.Contains(raw, "secret("):
+		return actions.Action{}, true, errors.New(`secret("name") may only be the text of setValue, as in setValue(5, secret("name")), with a name from the secrets listed`)
+	case err != nil || !isSecret:
 		return actions.Action{}, false, nil
 	}
-	id, err := strconv.Atoi(m[1])
-	if err != nil {
-		return actions.Action{}, true, fmt.Errorf("setValue: %q is not an element id", m[1])
-	}
-	if err := trust.CheckSecretUse(held, m[2], pageURL); err != nil {
-		return actions.Action{}, true, fmt.Errorf("setValue(%d, secret(%q)) cannot be used: %w", id, m[2], err)
-	}
-	a, err := actions.New("setValue", id, "")
-	if err != nil {
-		return actions.Action{}, true, err
+	if err := trust.CheckSecretUse(held, name, pageURL); err != nil {
+		id, _ := a.ElementID()
+		return actions.Action{}, true, fmt.Errorf("setValue(%d, secret(%q)) cannot be used: %w", id, name, err)
 	}
 	if err := actions.Validate(a, hasElement); err != nil {
 		return actions.Action{}, true, err
 	}
-	a, err = a.WithSecret(m[2])
-	return a, true, err
+	return a, true, nil
 }
 
 // logAction is the action as the request's log line shows it: masked like the stored step.

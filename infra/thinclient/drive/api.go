@@ -118,7 +118,8 @@ type interactRequest struct {
 	// Mode is careful or autonomous (the server's default when empty).
 	Mode string `json:"mode,omitempty"`
 	// ConfirmationID approves the action the payment gate held at the last step.
-	ConfirmationID string `json:"confirmationId,omitempty"`
+	ConfirmationID string   `json:"confirmationId,omitempty"`
+	SecretNames    []string `json:"secretNames,omitempty"`
 }
 
 // interactResponse is the part of the NextActionResponse the client acts on.
@@ -172,11 +173,15 @@ type runResponse struct {
 	} `json:"state"`
 }
 
-func (a *API) runStart(ctx context.Context, task, mode string) (string, error) {
+func (a *API) runStart(ctx context.Context, task, mode string, secretNames []string) (string, error) {
 	var out struct {
 		RunID string `json:"runId"`
 	}
-	if err := a.post(ctx, "/agent/run/start", map[string]string{"task": task, "mode": mode}, &out); err != nil {
+	in := map[string]any{"task": task, "mode": mode}
+	if len(secretNames) > 0 {
+		in["secretNames"] = secretNames
+	}
+	if err := a.post(ctx, "/agent/run/start", in, &out); err != nil {
 		return "", err
 	}
 	return out.RunID, nil

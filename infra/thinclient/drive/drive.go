@@ -32,6 +32,8 @@ type Task struct {
 	// Started, when set, hears of the session (interact) or the run (run API) as soon as its id
 	// is known, e.g. to watch its real-time events: field is "sessionId" or "runId".
 	Started func(field, id string)
+	// Secrets are the secrets the client keeps and fills itself (nil for none).
+	Secrets Vault
 }
 
 func (t Task) started(field, id string) {

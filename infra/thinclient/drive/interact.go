@@ -21,7 +21,7 @@ func Interact(ctx context.Context, api *API, tab *browser.Tab, task Task) Transc
 	if o := tab.Open(ctx, task.StartURL); !o.OK {
 		return tr.stop(ctx, fmt.Errorf("open %s: %s", task.StartURL, o.Message))
 	}
-	req := interactRequest{Query: task.Text, Mode: task.Mode}
+	req := interactRequest{Query: task.Text, Mode: task.Mode, SecretNames: task.Secrets.Names()}
 	for n := 1; n <= task.maxSteps(); n++ {
 		sctx, cancel := context.WithTimeout(ctx, task.stepTimeout())
 		end, done := interactStep(sctx, api, tab, task, n, &req, &tr)
@@ -86,7 +86,7 @@ func interactStep(ctx context.Context, api *API, tab *browser.Tab, task Task, n 
 		}
 		return *tr, false
 	}
-	o := execute(ctx, tab, act)
+	o := execute(ctx, tab, act, task.Secrets)
 	st.OK, st.Result = o.OK, o.Message
 	tr.Steps = append(tr.Steps, st)
 	if o.OK {
@@ -102,10 +102,13 @@ func interactStep(ctx context.Context, api *API, tab *browser.Tab, task Task, n 
 }
 
 // execute carries out an action of the interact grammar in the tab.
-func execute(ctx context.Context, tab *browser.Tab, act actions.Action) browser.Outcome {
+func execute(ctx context.Context, tab *browser.Tab, act actions.Action, secrets Vault) browser.Outcome {
 	args := act.Args()
 	text, _ := act.Text()
 	id, _ := act.ElementID()
+	if name, ok := act.Secret(); ok {
+		return secrets.fill(ctx, tab, browser.IDOf(id), name, false)
+	}
 	switch act.Name() {
 	case "click":
 		return tab.Click(ctx, browser.IDOf(id))

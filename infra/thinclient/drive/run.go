@@ -18,7 +18,7 @@ func Run(ctx context.Context, api *API, tab *browser.Tab, task Task) Transcript 
 		return tr.stop(ctx, fmt.Errorf("open %s: %s", task.StartURL, o.Message))
 	}
 	mode := cmpOr(task.Mode, "autonomous")
-	runID, err := api.runStart(ctx, task.Text, mode)
+	runID, err := api.runStart(ctx, task.Text, mode, task.Secrets.Names())
 	if err != nil {
 		return tr.stop(ctx, fmt.Errorf("start run: %w", err))
 	}
@@ -69,7 +69,7 @@ func runStep(ctx context.Context, api *API, tab *browser.Tab, task Task, runID s
 		}
 		args, _ := json.Marshal(resp.Tool.Parameters)
 		st.Action = resp.Tool.Name + " " + string(args)
-		res := executeTool(ctx, tab, resp.Tool.Name, resp.Tool.Parameters)
+		res := executeTool(ctx, tab, resp.Tool.Name, resp.Tool.Parameters, task.Secrets)
 		st.OK, st.Result = res.Success, cmpOr(res.Message, res.Error)
 		tr.Steps = append(tr.Steps, st)
 		return &res, false
@@ -94,7 +94,7 @@ func runStep(ctx context.Context, api *API, tab *browser.Tab, task Task, runID s
 const observePause = 1500 * time.Millisecond
 
 // executeTool carries out a run API tool call in the tab.
-func executeTool(ctx context.Context, tab *browser.Tab, name string, p map[string]any) runResult {
+func executeTool(ctx context.Context, tab *browser.Tab, name string, p map[string]any, secrets Vault) runResult {
 	str := func(k string) string { s, _ := p[k].(string); return s }
 	var o browser.Outcome
 	switch name {
@@ -111,7 +111,11 @@ func executeTool(ctx context.Context, tab *browser.Tab, name string, p map[strin
 		o = tab.Click(ctx, str("id"))
 	case "type":
 		submit, _ := p["submit"].(bool)
-		o = tab.Type(ctx, str("id"), str("text"), submit)
+		if name := str("secret"); name != "" {
+			o = secrets.fill(ctx, tab, str("id"), name, submit)
+		} else {
+			o = tab.Type(ctx, str("id"), str("text"), submit)
+		}
 	case "scroll":
 		dy, _ := p["deltaY"].(float64)
 		o = tab.Scroll(ctx, dy)

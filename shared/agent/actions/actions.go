@@ -13,6 +13,7 @@ package actions
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -257,4 +258,20 @@ func (a Action) Secret() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// secretCall is setValue typing a secret the browser holds: setValue(5, secret("crm_password")).
+// The name is a secret name of secretNames (trust.ParseSecretNames).
+var secretCall = regexp.MustCompile(`^setValue\(\s*(\d{1,9})\s*,\s*secret\(\s*"([A-Za-z0-9][A-Za-z0-9_.-]{0,63})"\s*\)\s*\)$`)
+
+func (g *Grammar) parseSecretCall(id, name string) (Action, error) {
+	n, err := strconv.Atoi(id)
+	if err != nil || (len(id) > 1 && id[0] == '0') {
+		return Action{}, fmt.Errorf("setValue: %q is not an element id", id)
+	}
+	a, err := g.New("setValue", n, "")
+	if err != nil {
+		return Action{}, err
+	}
+	return a.WithSecret(name)
 }

@@ -23,6 +23,9 @@ func (g *Grammar) Parse(s string) (Action, error) {
 	if src == "" {
 		return Action{}, errors.New("the action is empty; write one action, such as finish()")
 	}
+	if m := secretCall.FindStringSubmatch(src); m != nil {
+		return g.parseSecretCall(m[1], m[2])
+	}
 	n := 0
 	for n < len(src) && isIdentByte(src[n]) {
 		n++
