@@ -224,6 +224,9 @@ type Run struct {
 	SecretNames []trust.NamedSecret
 	// Secrets remembers the values typed into secret fields, as keyed hashes, to redact echoes.
 	Secrets trust.Secrets
+	// ApprovedSecretType is a held type into a secret field the user approved: its value was not
+	// kept, so the model types it again, and that call is not held a second time.
+	ApprovedSecretType *Tool
 	// Result is the final answer of a completed run; Error says why a run stopped or was cancelled.
 	Result    string
 	Error     string

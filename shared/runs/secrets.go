@@ -82,3 +82,27 @@ func askKind(e Entry) *trust.UserRequest {
 	}
 	return trust.RequestFor(e.Question, nil)
 }
+
+// approveSecretType is the call an approval carries out. A held type into a secret field was
+// kept masked, so the client cannot be given it: the approval observes instead, tells the model
+// to type the value again, and remembers the approval so that the same call is not held twice.
+func approveSecretType(run *Run, held Tool, reply *Result) Tool {
+	if held.Name != ToolType || held.Text != trust.Mask {
+		return held
+	}
+	approved := held
+	run.ApprovedSecretType = &approved
+	reply.Message += " The server does not keep typed secrets: type the value again (this call will not be asked about again)."
+	return Tool{Name: ToolObserve}
+}
+
+// approvedSecretType reports whether the call is the approved held type into a secret field
+// (compared as kept, masked), and uses the approval up.
+func approvedSecretType(run *Run, kept *Tool) bool {
+	a := run.ApprovedSecretType
+	if a == nil || kept == nil || *a != *kept {
+		return false
+	}
+	run.ApprovedSecretType = nil
+	return true
+}

@@ -160,3 +160,33 @@ func TestQuestionsCarryTheirKind(t *testing.T) {
 		})
 	}
 }
+
+// TestApprovedSecretTypeIsTypedAgain: a type into a password field that the gate holds is kept
+// masked; after the approval the model types the value again, and that call goes through.
+func TestApprovedSecretTypeIsTypedAgain(t *testing.T) {
+	const secret = "Corr3ct-Horse"
+	f := newFixture(t)
+	id := f.start(t, runs.ModeCareful)
+	typeIt := toolCall("type", `{"id":"agent-2","text":"`+secret+`","submit":true}`)
+	f.llm.Reply(typeIt)
+	f.llm.Reply(typeIt)
+	f.step(t, id, nil, nil)
+	held := f.step(t, id, loginPage, success)
+	if held.Action != runs.ActionAskUser {
+		t.Fatalf("typing and submitting = %+v, want the gate's question", held)
+	}
+	approved, err := f.svc.Answer(context.Background(), runs.AnswerRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Approved: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if approved.Tool == nil || approved.Tool.Name != runs.ToolObserve {
+		t.Fatalf("approval = %+v, want observe (the masked value cannot be typed)", approved)
+	}
+	again := f.step(t, id, loginPage, success)
+	if again.Action != runs.ActionExecuteTool || again.Tool.Parameters["text"] != secret {
+		t.Errorf("typing again after the approval = %+v, want the type with the value, not held again", again)
+	}
+	if p := f.llm.Requests()[1].User(); !strings.Contains(p, "type the value again") || strings.Contains(p, secret) {
+		t.Errorf("the prompt after the approval does not ask to type again, or holds the secret:\n%s", p)
+	}
+}

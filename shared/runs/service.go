@@ -291,7 +291,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 	}
 	if d.reply.Type == ReplyToolCall {
 		scope := fmt.Sprintf("%s/%s/%d", run.TenantID, run.ID, entry.StepNumber)
-		if f, risky := checkGate(*entry.Tool, page, rules, scope, d.reply.Payment); risky {
+		if f, risky := checkGate(*entry.Tool, page, rules, scope, d.reply.Payment); risky && !approvedSecretType(&next, entry.Tool) {
 			if run.Mode == ModeCareful {
 				entry.Action, entry.Question, entry.Warning = ToolAskUser, f.Question, f.Reason
 				next.Status, next.PendingQuestion, next.PendingTool = StatusWaitingUser, f.Question, entry.Tool
@@ -301,6 +301,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 			}
 		}
 	}
+	next.ApprovedSecretType = nil // an approval holds for the step right after it only
 	if d.reply.Type != ReplyFinal && dueReflection(entry.StepNumber, run.Reflections) {
 		r := analyzeProgress(append(history, entry), append(results, nil), s.now())
 		next.Reflections = append(append([]Reflection(nil), run.Reflections...), r)
@@ -397,6 +398,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	if run.PendingTool != nil {
 		tool = *run.PendingTool
 	}
+	tool = approveSecretType(&next, tool, reply)
 	entry := Entry{
 		StepNumber: run.CurrentStep + 1, Action: tool.Name, Tool: &tool, PreviousResult: reply,
 		UserAnswer: answer, PageHash: fingerprint(run.CurrentSnapshot),
