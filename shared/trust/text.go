@@ -105,7 +105,7 @@ var angleEscaper = strings.NewReplacer("<", `\u003c`, ">", `\u003e`)
 func Block(name, text string) string {
 	var b strings.Builder
 	b.WriteString("<" + name + ">\n")
-	for _, line := range strings.Split(strings.TrimRight(lineBreaks.Replace(Neutralize(text)), "\n"), "\n") {
+	for _, line := range strings.Split(strings.Trim(lineBreaks.Replace(Neutralize(text)), "\n"), "\n") {
 		line = strings.TrimRight(line, " \t\r")
 		if line == "" {
 			b.WriteString("\n")

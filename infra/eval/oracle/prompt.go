@@ -70,7 +70,7 @@ var (
 	runAnswer = regexp.MustCompile(`(?m)^- To ".*" \(step \d+\): (.*)$`)
 	finishArg = regexp.MustCompile(`(?m)^- finish\("`)
 	// interact: the untrusted block of a web search's results, in the prompt or a tool's result.
-	webSearch = regexp.MustCompile(`(?s)<search_results>\n?Web search for (".*?"), .*?\n(.*?)</search_results>`)
+	webSearch = regexp.MustCompile(`(?s)<search_results>\n? *Web search for (".*?"), .*?\n(.*?)</search_results>`)
 )
 
 // Read parses the system and user messages of a request. It never fails: what it cannot find
@@ -83,7 +83,7 @@ func Read(system, user string) *Prompt {
 	p.FinishTakesAnswer = finishArg.MatchString(system)
 	page := ""
 	if m := pageBlock.FindStringSubmatchIndex(user); m != nil {
-		page = user[m[2]:m[3]]
+		page = dedent(user[m[2]:m[3]])
 		p.Outside = user[:m[0]] + user[m[1]:]
 	} else {
 		p.Outside = user
@@ -91,10 +91,11 @@ func Read(system, user string) *Prompt {
 	if p.API == Run {
 		p.Task = field(p.Outside, "TASK: ")
 		for _, m := range runStep.FindAllStringSubmatch(p.Outside, -1) {
-			p.History = append(p.History, Past{Action: m[1], Result: m[2], Failed: strings.HasPrefix(m[2], "Failed")})
+			result := jsonText(m[2])
+			p.History = append(p.History, Past{Action: m[1], Result: result, Failed: strings.HasPrefix(result, "Failed")})
 		}
 		for _, m := range runAnswer.FindAllStringSubmatch(p.Outside, -1) {
-			p.Answers = append(p.Answers, m[1])
+			p.Answers = append(p.Answers, jsonText(m[1]))
 		}
 		p.URL = field(page, "URL: ")
 		p.Title = field(page, "Title: ")
@@ -199,6 +200,15 @@ func (p *Prompt) Recall(re *regexp.Regexp) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// dedent takes off the two spaces every line of a prompt block is indented by (trust.Block).
+func dedent(block string) string {
+	lines := strings.Split(block, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, "  ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // jsonText is s unquoted when the engine wrote it as a JSON string, else s.
