@@ -136,7 +136,7 @@ func runStepCall(ctx context.Context, a *API) error {
 }
 
 func runStartCall(ctx context.Context, a *API) error {
-	_, err := a.runStart(ctx, "task", "careful")
+	_, err := a.runStart(ctx, "task", "careful", nil)
 	return err
 }
 
