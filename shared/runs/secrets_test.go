@@ -175,7 +175,7 @@ func TestApprovedSecretTypeIsTypedAgain(t *testing.T) {
 	if held.Action != runs.ActionAskUser {
 		t.Fatalf("typing and submitting = %+v, want the gate's question", held)
 	}
-	approved, err := f.svc.Answer(context.Background(), runs.AnswerRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Approved: true})
+	approved, err := f.svc.Answer(context.Background(), runs.AnswerRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Approved: true, ConfirmationID: held.ConfirmationID})
 	if err != nil {
 		t.Fatal(err)
 	}
