@@ -185,7 +185,7 @@ func TestAnswersStepsLeftAndLocalTimeStayInView(t *testing.T) {
 	}
 	last := f.llm.Requests()[3].User()
 	for _, want := range []string{
-		`- To "Which branch?" (step 1): Shibuya`,
+		`- To "Which branch?" (step 1): "Shibuya"`,
 		"STEP 5 of at most 150\n",
 		"TIME: Sun, 29 Nov 2026 01:23 JST (UTC+09:00), the user's time zone Asia/Tokyo; the user's locale ja-JP",
 	} {
