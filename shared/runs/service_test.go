@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -183,8 +184,9 @@ func TestCorrectionSkippedWithoutTime(t *testing.T) {
 	id := f.start(t, runs.ModeAutonomous)
 	f.llm.Reply(`not JSON`)
 	f.llm.Reply(toolCall("observe", "{}"))
-	// 6 s before the deadline, 3 s kept for writing: 3 s for the LLM, less than a correction needs.
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
+	// A correction needs more time than the step has, however fast the machine: no clock race.
+	f.svc.CorrectionMinBudget = time.Hour
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	_, err := f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: page})
 	var le *runs.LLMError
@@ -519,6 +521,22 @@ func (s slowLLM) Complete(ctx context.Context, req llm.Request) (llm.Response, e
 	return s.Client.Complete(ctx, req)
 }
 
+// heldLLM answers only once release is closed, so that a step's LLM call lasts until the test has
+// seen what it waits for, whatever the machine's load.
+type heldLLM struct {
+	llm.Client
+	release <-chan struct{}
+}
+
+func (h heldLLM) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	select {
+	case <-h.release:
+	case <-ctx.Done():
+		return llm.Response{}, ctx.Err()
+	}
+	return h.Client.Complete(ctx, req)
+}
+
 // TestConcurrentStepsLeaseTheRun: of concurrent steps on one run, one leases it and calls the LLM;
 // the others get ErrConflict before any call; the winner's Save ends the lease, and a failed
 // step releases it, so the next step goes on either way.
@@ -527,13 +545,21 @@ func TestConcurrentStepsLeaseTheRun(t *testing.T) {
 	id := f.start(t, runs.ModeAutonomous)
 	f.step(t, id, nil, nil) // observe, no LLM call
 	f.llm.SetDefault(toolCall("scroll", `{"deltaY":600}`))
-	f.svc.LLM = slowLLM{Client: f.svc.LLM, delay: 300 * time.Millisecond}
 	const n = 8
+	// The winner's LLM call lasts until the n-1 others have been answered: they all meet its lease.
+	release := make(chan struct{})
+	var answered atomic.Int32
+	f.svc.LLM = heldLLM{Client: f.svc.LLM, release: release}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range errs {
 		wg.Go(func() {
-			_, errs[i] = f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: page, LastActionResult: success})
+			_, errs[i] = f.svc.Step(ctx, runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: page, LastActionResult: success})
+			if errs[i] != nil && answered.Add(1) == n-1 {
+				close(release)
+			}
 		})
 	}
 	wg.Wait()
