@@ -154,6 +154,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	if err := h.leaseTask(ctx, st); err != nil {
 		return Response{}, err
 	}
+	st.batch = req.Batch
 
 	know, err := e.Knowledge.Resolve(ctx, tenant, req.URL, req.Query)
 	if err != nil {
@@ -168,6 +169,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	if last := mem.Last(); last != nil {
 		prevAction, prevURL = last.Action, last.URL
 	}
+	maskResults(req.Report, mem.Last())
 	userMessage := takeIn(mem, st.task.Query, req, st.isNew, st.task.StepCount)
 	for k, v := range req.Variables {
 		if mem.Variables == nil {
@@ -184,7 +186,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	system, user := BuildPrompt(PromptInput{
 		Task: st.task.Query, URL: req.URL, Now: start, Clock: req.Clock, Step: st.task.StepCount + 1, MaxSteps: e.maxSteps(),
 		Memory: mem, Report: req.Report,
-		Knowledge: knowledgeChunks(know), Grammar: actions.PromptText(), Page: rendered.Text,
+		Knowledge: knowledgeChunks(know), Grammar: grammarText(req.Batch), Page: rendered.Text,
 		Notes: append(notes, chk.notes...),
 	})
 
@@ -200,7 +202,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	planChange, branch := updatePlan(mem, d.sections)
 	d = applyBranch(d, branch, mem.Plan)
 	d = e.applyPolicies(d, mem)
-	d = clearBlocker(d, pg)
+	d = clearBlockers(fitBatch(d), pg)
 	d, confirmation := holdPayment(d, req, mem, pg, st.task.TenantID+"/"+st.task.ID, rules)
 	chk.fold(d)
 	mem.Expected = parseExpectation(d.sections["Expect"])
@@ -236,6 +238,9 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 		ExpectedOutcome: mem.Expected, Verification: chk.verification, Correction: chk.correction,
 		ToolAction: toolAction(d.action), ExtractedVariables: mem.Variables, ConfirmationID: confirmation,
 	}
+	if req.Batch {
+		resp.Actions = batchStrings(d.batch)
+	}
 	if p := mem.Plan; p != nil {
 		resp.Plan, resp.TotalSteps = p, len(p.Steps)
 		resp.CurrentStep = min(p.Current+1, len(p.Steps))
@@ -257,14 +262,14 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	}
 
 	step := tasks.Step{
-		Index: stepIndex, Thought: d.thought, Action: stored, PreviousReport: req.Report, UserMessage: userMessage, URL: req.URL,
+		Index: stepIndex, Thought: d.thought, Action: stored, Actions: storedBatch(d.batch, pg), PreviousReport: req.Report, UserMessage: userMessage, URL: req.URL,
 		Usage: tasks.Usage{PromptTokens: d.usage.PromptTokens, CompletionTokens: d.usage.CompletionTokens},
 		Model: d.model, LLMAttempts: d.attempts, LLMLatency: d.latency, Duration: e.now().Sub(start),
 	}
 	if d.modelAction != resp.Action {
 		step.ModelAction = storedModel
 	}
-	mem.Remember(tasks.Brief{Index: stepIndex, Thought: d.thought, Action: stored, URL: req.URL, Fingerprint: fp, Note: d.note})
+	mem.Remember(tasks.Brief{Index: stepIndex, Thought: d.thought, Action: stored, Actions: step.Actions, URL: req.URL, Fingerprint: fp, Note: d.note})
 	mem.Page = pg.Digest()
 	if err := e.store(ctx, req, st, prevAction, step, status, resp, debugData(d, storedModel, planChange, rendered, know, system, user)); err != nil {
 		if errors.Is(err, tasks.ErrIdempotencyRace) {
@@ -285,6 +290,8 @@ type state struct {
 	isNew      bool
 	session    chat.Session
 	newSession bool
+	// batch: the client runs batches of actions (capabilities: actionBatch).
+	batch bool
 }
 
 func (e *Engine) load(ctx context.Context, req Request) (state, error) {

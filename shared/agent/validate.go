@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/screenagent/backend/shared/actionbatch"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/usertime"
 	"github.com/screenagent/backend/shared/validation"
@@ -45,6 +46,10 @@ type Input struct {
 	// Timezone and Locale are the user's (IANA zone, BCP 47 tag): the prompt shows local time.
 	Timezone string `json:"timezone"`
 	Locale   string `json:"locale"`
+	// Capabilities are what the client can do beyond the contract's basics ("actionBatch").
+	Capabilities []string `json:"capabilities"`
+	// LastActionResults are the outcomes of each action of the last answer's batch.
+	LastActionResults []tasks.ActionResult `json:"lastActionResults"`
 }
 
 // NewRequest validates an interact request's body against the limits and returns the request it
@@ -82,9 +87,20 @@ func NewRequest(in Input) (Request, error) {
 			return Request{}, invalid(f.name, "must be a UUID")
 		}
 	}
-	report, err := validateReport(in.LastActionStatus, in.LastActionError)
+	batch, err := actionbatch.Declared(in.Capabilities)
+	if err != nil {
+		return Request{}, invalid("capabilities", err.Error())
+	}
+	status, lastErr, err := fromResults(in.LastActionStatus, in.LastActionError, in.LastActionResults)
 	if err != nil {
 		return Request{}, err
+	}
+	report, err := validateReport(status, lastErr)
+	if err != nil {
+		return Request{}, err
+	}
+	if report != nil {
+		report.Results = in.LastActionResults
 	}
 	if err := ValidateVariables(in.ExtractedVariables); err != nil {
 		return Request{}, err
@@ -108,7 +124,7 @@ func NewRequest(in Input) (Request, error) {
 		Clock: clock,
 		URL:   *in.URL, Query: strings.TrimSpace(*in.Query), DOM: *in.DOM,
 		TaskID: strings.ToLower(in.TaskID), SessionID: strings.ToLower(in.SessionID), Report: report,
-		Variables: in.ExtractedVariables, Mode: cmp.Or(in.Mode, ModeAutonomous), ConfirmationID: in.ConfirmationID,
+		Variables: in.ExtractedVariables, Mode: cmp.Or(in.Mode, ModeAutonomous), ConfirmationID: in.ConfirmationID, Batch: batch,
 	}, nil
 }
 
