@@ -12,7 +12,7 @@ import (
 )
 
 type starter interface {
-	Start(ctx context.Context, tenantID, userID, task string, mode runs.Mode, timezone, locale string) (runs.StartResponse, error)
+	Start(ctx context.Context, tenantID, userID, task string, mode runs.Mode, timezone, locale string, capabilities []string) (runs.StartResponse, error)
 }
 
 type startBody struct {
@@ -21,6 +21,8 @@ type startBody struct {
 	// Timezone and Locale are the user's (IANA zone, BCP 47 tag), for the time the model reads.
 	Timezone string `json:"timezone"`
 	Locale   string `json:"locale"`
+	// Capabilities are what the client can do beyond the basics ("actionBatch").
+	Capabilities []string `json:"capabilities"`
 }
 
 func newHandler(svc starter) http.Handler {
@@ -40,7 +42,7 @@ func newHandler(svc starter) http.Handler {
 		if body.Mode != nil {
 			mode = *body.Mode
 		}
-		resp, err := svc.Start(r.Context(), id.TenantID, id.UserID, task, runs.Mode(mode), body.Timezone, body.Locale)
+		resp, err := svc.Start(r.Context(), id.TenantID, id.UserID, task, runs.Mode(mode), body.Timezone, body.Locale, body.Capabilities)
 		if err != nil {
 			return err
 		}

@@ -30,14 +30,14 @@ func (d decision) metrics() StepMetrics {
 // decide asks the model for the next action. The LLM client retries transport failures itself
 // (twice); a reply that does not parse gets one corrective retry quoting the problem, when time
 // allows (llm.CompleteParsed). Only a failed LLM call is an error.
-func (s *Service) decide(ctx context.Context, system, user string, page *Snapshot) (decision, error) {
+func (s *Service) decide(ctx context.Context, system, user string, page *Snapshot, batch bool) (decision, error) {
 	llmCtx, cancel := llm.WithReserve(ctx, orDefault(s.WriteReserve, DefaultWriteReserve), orDefault(s.LLMBudget, DefaultLLMBudget))
 	defer cancel()
 	req := llm.Request{
 		Messages:  []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}},
 		MaxTokens: maxReplyTokens,
 	}
-	p, err := llm.CompleteParsed(llmCtx, s.LLM, req, func(reply string) (Reply, error) { return ParseReply(reply, page) },
+	p, err := llm.CompleteParsed(llmCtx, s.LLM, req, func(reply string) (Reply, error) { return parseReply(reply, page, batch) },
 		"Respond again with ONLY one JSON object of the documented form, using only the tools listed and element ids on the current page.",
 		orDefault(s.CorrectionMinBudget, DefaultCorrectionMinBudget))
 	d := decision{

@@ -58,6 +58,8 @@ type promptInput struct {
 	// Now is the time of the step, shown in the user's zone when Clock knows it.
 	Now   time.Time
 	Clock usertime.Clock
+	// Batch: the client runs tool_calls batches, which the system prompt then explains.
+	Batch bool
 }
 
 // buildPrompt returns the system and user messages of a step (PROXY_SERVER_ARCHITECTURE.md §4.3).
@@ -71,7 +73,7 @@ func buildPrompt(in promptInput) (system, user string) {
 		b.WriteString("(no steps yet)\n")
 	}
 	for i, e := range in.History {
-		fmt.Fprintf(&b, "Step %d: %s → %s\n", e.StepNumber, historyAction(e), historyResult(in.Results[i]))
+		fmt.Fprintf(&b, "Step %d: %s → %s\n", e.StepNumber, historyAction(e), historyResult(in.Results[i], e))
 	}
 	writeAnswers(&b, in.History)
 	if r := in.Reflection; r != nil {
@@ -87,6 +89,9 @@ func buildPrompt(in promptInput) (system, user string) {
 	b.WriteString("\nCURRENT PAGE:\n")
 	writePage(&b, in.Page)
 	b.WriteString("\nRespond with ONLY valid JSON.")
+	if in.Batch {
+		return systemPrompt + "\n" + batchPrompt(), b.String()
+	}
 	return systemPrompt, b.String()
 }
 
@@ -99,6 +104,8 @@ func historyAction(e Entry) string {
 		return fmt.Sprintf("ask_user %q", e.Question)
 	case e.Action == ToolFinish:
 		return fmt.Sprintf("finish %q", e.Answer)
+	case len(e.Tools) > 1:
+		return batchAction(e)
 	case e.Tool != nil:
 		s := e.Tool.String()
 		if e.Warning != "" {
@@ -109,9 +116,12 @@ func historyAction(e Entry) string {
 	return e.Action
 }
 
-func historyResult(r *Result) string {
+func historyResult(r *Result, e Entry) string {
 	if r == nil {
 		return "(no result reported)"
+	}
+	if len(r.Parts) > 1 {
+		return describeParts(r.Parts, e.Tools)
 	}
 	return oneLine(r.Observation())
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/screenagent/backend/shared/actionbatch"
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/trust/gate"
 	"github.com/screenagent/backend/shared/usertime"
@@ -124,7 +125,7 @@ func orDefault(d, def time.Duration) time.Duration {
 
 // Start creates a run for the tenant's user. An empty mode is careful: the gate is on unless
 // the client asks for autonomy.
-func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode Mode, timezone, locale string) (StartResponse, error) {
+func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode Mode, timezone, locale string, capabilities []string) (StartResponse, error) {
 	task = strings.TrimSpace(task)
 	switch {
 	case task == "":
@@ -146,13 +147,17 @@ func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode
 	case err != nil:
 		return StartResponse{}, invalid("locale", "%s", err.Error())
 	}
+	batch, err := actionbatch.Declared(capabilities)
+	if err != nil {
+		return StartResponse{}, invalid("capabilities", "%s", err.Error())
+	}
 	maxSteps := s.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
 	}
 	run, err := s.Store.Create(ctx, Run{
 		ID: uuid.NewString(), TenantID: tenantID, UserID: userID, Task: task, Mode: mode,
-		Status: StatusCreated, MaxSteps: maxSteps, Timezone: clock.Name(), Locale: clock.Locale,
+		Status: StatusCreated, MaxSteps: maxSteps, Timezone: clock.Name(), Locale: clock.Locale, Batch: batch,
 	})
 	if err != nil {
 		return StartResponse{}, err
@@ -169,8 +174,10 @@ type StepRequest struct {
 	Snapshot *Snapshot
 	// LastActionResult is the result of the last step's action; nil when none.
 	LastActionResult *Result
-	IdempotencyKey   string
-	RequestHash      string
+	// LastActionResults are the results of each call of the last step's batch, in order.
+	LastActionResults []Result
+	IdempotencyKey    string
+	RequestHash       string
 }
 
 // Step decides the run's next action in the order of PROXY_SERVER_ARCHITECTURE.md §4.2: max
@@ -196,7 +203,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 	if req.Snapshot != nil {
 		next.CurrentSnapshot = req.Snapshot
 	}
-	result := req.LastActionResult
+	result := withParts(req.LastActionResult, req.LastActionResults)
 	if run.CurrentStep == 0 {
 		result = nil // no action has been taken yet
 	}
@@ -234,9 +241,9 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 		system, user := buildPrompt(promptInput{
 			Task: run.Task, History: history, Results: results, Earlier: run.CurrentStep - len(history),
 			Page: page, Reflection: adjusting(run.Reflections, run.CurrentStep),
-			Step: run.CurrentStep + 1, MaxSteps: run.MaxSteps, Now: s.now(), Clock: run.clock(),
+			Step: run.CurrentStep + 1, MaxSteps: run.MaxSteps, Now: s.now(), Clock: run.clock(), Batch: run.Batch,
 		})
-		if d, err = s.decide(ctx, system, user, page); err != nil || d.invalid != "" {
+		if d, err = s.decide(ctx, system, user, page, run.Batch); err != nil || d.invalid != "" {
 			// The run stays exactly as it was: the client retries the step.
 			if errors.Is(err, llm.ErrNotConfigured) {
 				// Not an outage: the cold start logged what to set, and the edge answers with it.
@@ -269,6 +276,9 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 	default:
 		tool := d.reply.Tool
 		entry.Action, entry.Tool = tool.Name, &tool
+		if len(d.reply.Tools) > 1 {
+			entry.Tools = d.reply.Tools
+		}
 		next.Status = StatusRunning
 	}
 	if d.reply.Type != ReplyFinal {
@@ -278,15 +288,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 	}
 	if d.reply.Type == ReplyToolCall {
 		scope := fmt.Sprintf("%s/%s/%d", run.TenantID, run.ID, entry.StepNumber)
-		if f, risky := checkGate(*entry.Tool, page, rules, scope, d.reply.Payment); risky {
-			if run.Mode == ModeCareful {
-				entry.Action, entry.Question, entry.Warning = ToolAskUser, f.Question, f.Reason
-				next.Status, next.PendingQuestion, next.PendingTool = StatusWaitingUser, f.Question, entry.Tool
-				next.PendingConfirmation = f.ConfirmationID
-			} else {
-				entry.Warning = f.Reason + " (allowed in autonomous mode)"
-			}
-		}
+		gateCalls(&entry, &next, page, rules, run.Mode, scope, d.reply.Payment)
 	}
 	if d.reply.Type != ReplyFinal && dueReflection(entry.StepNumber, run.Reflections) {
 		r := analyzeProgress(append(history, entry), append(results, nil), s.now())
@@ -306,6 +308,9 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 		resp.Action, resp.Question, resp.ConfirmationID = ActionAskUser, entry.Question, next.PendingConfirmation
 	default:
 		resp.Action, resp.Tool = ActionExecuteTool, toolView(entry.Tool)
+		if run.Batch {
+			resp.Tools = toolViews(callsOf(entry))
+		}
 	}
 	return s.save(ctx, idem, run, next, &entry, resp)
 }
@@ -313,7 +318,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 // stop ends the run with status error and reason, keeping the last result for the history.
 func (s *Service) stop(ctx context.Context, idem idemRequest, prev, next Run, result *Result, reason string, m StepMetrics) (StepResponse, error) {
 	next.Status, next.Error, next.LastResult = StatusError, reason, result
-	next.PendingQuestion, next.PendingTool, next.PendingConfirmation = "", nil, ""
+	next.PendingQuestion, next.PendingTool, next.PendingConfirmation, next.PendingTools = "", nil, "", nil
 	return s.save(ctx, idem, prev, next, nil, StepResponse{Action: ActionError, Error: reason, State: stateOf(next), Metrics: m})
 }
 
@@ -364,7 +369,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	}
 	answer := &UserAnswer{Approved: req.Approved, Text: text, UserID: req.UserID}
 	next := run
-	next.PendingQuestion, next.PendingTool, next.PendingConfirmation = "", nil, ""
+	next.PendingQuestion, next.PendingTool, next.PendingConfirmation, next.PendingTools = "", nil, "", nil
 	if !req.Approved {
 		next.Status, next.Error, next.LastResult, next.LastAnswer = StatusCancelled, "Cancelled: the user declined.", reply, answer
 		return s.save(ctx, idem, run, next, nil, StepResponse{Action: ActionError, Error: next.Error, State: stateOf(next)})
@@ -376,15 +381,22 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	if run.PendingTool != nil {
 		tool = *run.PendingTool
 	}
+	if len(run.PendingTools) > 0 {
+		tool = run.PendingTools[0] // a held batch runs from its start
+	}
 	entry := Entry{
-		StepNumber: run.CurrentStep + 1, Action: tool.Name, Tool: &tool, PreviousResult: reply,
+		StepNumber: run.CurrentStep + 1, Action: tool.Name, Tool: &tool, Tools: run.PendingTools, PreviousResult: reply,
 		UserAnswer: answer, PageHash: fingerprint(run.CurrentSnapshot),
 	}
 	if run.CurrentSnapshot != nil {
 		entry.URL = run.CurrentSnapshot.URL
 	}
 	next.Status, next.CurrentStep = StatusRunning, entry.StepNumber
-	return s.save(ctx, idem, run, next, &entry, StepResponse{Action: ActionExecuteTool, Tool: toolView(&tool), State: stateOf(next)})
+	resp := StepResponse{Action: ActionExecuteTool, Tool: toolView(entry.Tool), State: stateOf(next)}
+	if run.Batch {
+		resp.Tools = toolViews(callsOf(entry))
+	}
+	return s.save(ctx, idem, run, next, &entry, resp)
 }
 
 // Cancel cancels an unfinished run. A finished run (completed, failed or already cancelled) is
@@ -400,7 +412,7 @@ func (s *Service) Cancel(ctx context.Context, tenantID, userID, runID string) er
 		}
 		next := run
 		next.Status, next.Error = StatusCancelled, "Cancelled by the user."
-		next.PendingQuestion, next.PendingTool, next.PendingConfirmation = "", nil, ""
+		next.PendingQuestion, next.PendingTool, next.PendingConfirmation, next.PendingTools = "", nil, "", nil
 		err = s.write(ctx, func(ctx context.Context) error { return s.Store.Save(ctx, run, next, nil, nil) })
 		if !errors.Is(err, ErrConflict) {
 			return err

@@ -44,7 +44,7 @@ func newFixture(t *testing.T) *fixture {
 
 func (f *fixture) start(t *testing.T, mode runs.Mode) string {
 	t.Helper()
-	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "Find pricing information", mode, "", "")
+	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "Find pricing information", mode, "", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,14 +135,14 @@ func TestStartValidates(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := f.svc.Start(context.Background(), "ten-a", "u-1", tc.task, tc.mode, "", "")
+			_, err := f.svc.Start(context.Background(), "ten-a", "u-1", tc.task, tc.mode, "", "", nil)
 			var ve *runs.ValidationError
 			if !errors.As(err, &ve) || ve.Field != tc.field {
 				t.Errorf("Start() error = %v, want a ValidationError on %s", err, tc.field)
 			}
 		})
 	}
-	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "t", "", "", "")
+	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "t", "", "", "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
