@@ -119,16 +119,21 @@ type interactRequest struct {
 	Mode string `json:"mode,omitempty"`
 	// ConfirmationID approves the action the payment gate held at the last step.
 	ConfirmationID string `json:"confirmationId,omitempty"`
+	// Capabilities and LastActionResults are sent by a client that runs batches.
+	Capabilities      []string             `json:"capabilities,omitempty"`
+	LastActionResults []tasks.ActionResult `json:"lastActionResults,omitempty"`
 }
 
 // interactResponse is the part of the NextActionResponse the client acts on.
 type interactResponse struct {
-	Thought      string `json:"thought"`
-	Action       string `json:"action"`
-	TaskID       string `json:"taskId"`
-	SessionID    string `json:"sessionId"`
-	Status       string `json:"status"`
-	UserQuestion string `json:"userQuestion"`
+	Thought string `json:"thought"`
+	Action  string `json:"action"`
+	// Actions is the batch, for a client that declared actionBatch.
+	Actions      []string `json:"actions"`
+	TaskID       string   `json:"taskId"`
+	SessionID    string   `json:"sessionId"`
+	Status       string   `json:"status"`
+	UserQuestion string   `json:"userQuestion"`
 	// ConfirmationID comes with a question about an action the payment gate held.
 	ConfirmationID string `json:"confirmationId"`
 	// Result is the task's answer, when the server returns one with finish.
@@ -152,16 +157,22 @@ type runResult struct {
 	Success bool   `json:"success"`
 	Message string `json:"message,omitempty"`
 	Error   string `json:"error,omitempty"`
+	Skipped bool   `json:"skipped,omitempty"`
+}
+
+// runTool is a tool call as the client executes it.
+type runTool struct {
+	Name       string         `json:"name"`
+	Parameters map[string]any `json:"parameters"`
 }
 
 // runResponse is the answer of /step and /answer.
 type runResponse struct {
-	Action string `json:"action"`
-	Tool   *struct {
-		Name       string         `json:"name"`
-		Parameters map[string]any `json:"parameters"`
-	} `json:"tool"`
-	Question string `json:"question"`
+	Action string   `json:"action"`
+	Tool   *runTool `json:"tool"`
+	// Tools is the batch, for a run started with actionBatch.
+	Tools    []runTool `json:"tools"`
+	Question string    `json:"question"`
 	// ConfirmationID comes with a question about an action the security gate held.
 	ConfirmationID string `json:"confirmationId"`
 	Result         string `json:"result"`
@@ -172,19 +183,27 @@ type runResponse struct {
 	} `json:"state"`
 }
 
-func (a *API) runStart(ctx context.Context, task, mode string) (string, error) {
+func (a *API) runStart(ctx context.Context, task, mode string, capabilities []string) (string, error) {
 	var out struct {
 		RunID string `json:"runId"`
 	}
-	if err := a.post(ctx, "/agent/run/start", map[string]string{"task": task, "mode": mode}, &out); err != nil {
+	in := map[string]any{"task": task, "mode": mode}
+	if capabilities != nil {
+		in["capabilities"] = capabilities
+	}
+	if err := a.post(ctx, "/agent/run/start", in, &out); err != nil {
 		return "", err
 	}
 	return out.RunID, nil
 }
 
-func (a *API) runStep(ctx context.Context, runID string, snap *runs.Snapshot, last *runResult) (runResponse, error) {
+func (a *API) runStep(ctx context.Context, runID string, snap *runs.Snapshot, last *runResult, parts []runResult) (runResponse, error) {
 	var out runResponse
-	err := a.post(ctx, "/agent/run/"+runID+"/step", map[string]any{"snapshot": snap, "lastActionResult": last}, &out)
+	in := map[string]any{"snapshot": snap, "lastActionResult": last}
+	if len(parts) > 0 {
+		in["lastActionResults"] = parts
+	}
+	err := a.post(ctx, "/agent/run/"+runID+"/step", in, &out)
 	return out, err
 }
 
