@@ -109,6 +109,7 @@ func (m Move) runReply() string {
 	if len(m.Then) > 0 {
 		var calls []any
 		for _, n := range append([]Move{m}, m.Then...) {
+			n.Then = nil
 			var one map[string]any
 			_ = json.Unmarshal([]byte(n.runReply()), &one)
 			calls = append(calls, one["tool"])

@@ -67,13 +67,13 @@ func interactStep(ctx context.Context, api *API, tab *browser.Tab, task Task, n 
 		tr.Steps = append(tr.Steps, st)
 		return tr.stop(ctx, fmt.Errorf("step %d: unreadable action %q: %w", n, resp.Action, perr)), true
 	case act.Name() == "finish" || resp.Status == string(tasks.StatusCompleted):
-		st.OK, st.Result = true, "The task is done."
+		st.OK, st.Result, st.Actions = true, "The task is done.", 0
 		tr.Steps = append(tr.Steps, st)
 		tr.End, tr.Answer = Finished, answerOf(act, resp)
 		return *tr, true
 	case act.Name() == "fail" || resp.Status == string(tasks.StatusFailed):
 		reason, _ := act.Text()
-		st.Result = "The agent gave up: " + reason
+		st.Result, st.Actions = "The agent gave up: "+reason, 0
 		tr.Steps = append(tr.Steps, st)
 		tr.End, tr.Reason = Failed, cmpOr(reason, resp.Thought, "the agent failed the task")
 		return *tr, true
