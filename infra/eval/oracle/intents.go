@@ -28,6 +28,34 @@ var intents = []intent{
 	{"price", regexp.MustCompile(`(?i)^what is the price of (?:the )?"?([^"?]+?)"?\?`), price},
 	{"open from catalogue", regexp.MustCompile(`(?i)^open the product page of the "([^"]+)" in the full catalogue`), openFromCatalogue},
 	{"answer from the web", regexp.MustCompile(`(?i)^answer the quiz question "([^"]+)" on this page`), webFact},
+	{"form with details", regexp.MustCompile(`(?i)^(?:get|request|fill in) .*? with these details: (.+)$`), detailsForm},
+}
+
+// detail is one `Label "value"` of a task's list of details.
+var detail = regexp.MustCompile(`([^",:][^",]*?) "([^"]*)"`)
+
+// detailsForm fills what the page asks of the task's details, page after page, clicking the
+// page's own button, until the page shows the result.
+func detailsForm(p *Prompt, t []string) Move {
+	pg := p.Page
+	if pg.HasText("is ready") || pg.HasText("thank you") {
+		return finish("The form is complete: "+pg.Lines[0].Text, "The site shows the result: the form went through.")
+	}
+	var fields [][2]string
+	for _, m := range detail.FindAllStringSubmatch(t[1], -1) {
+		if _, ok := pg.FieldLabelled(strings.TrimSpace(m[1])); ok {
+			fields = append(fields, [2]string{strings.TrimSpace(m[1]), m[2]})
+		}
+	}
+	if len(fields) == 0 {
+		return fail("the page asks for none of the details I was given")
+	}
+	for _, e := range pg.Elements {
+		if e.Tag == "button" && e.Label() != "" {
+			return p.form(fields, e.Label())
+		}
+	}
+	return fail("I see no button to send the form")
 }
 
 // operatorInstruction is text that, outside the page's untrusted block, reads as an order from

@@ -229,7 +229,7 @@ func runCase(ctx context.Context, cfg Config, c scenario.Case, s *sites.Server, 
 	defer tab.Close()
 	user := c.User
 	task := drive.Task{
-		Text: c.Task(s), StartURL: c.Start(s), Mode: c.Mode, MaxSteps: cmp.Or(cfg.MaxSteps, 20), StepTimeout: stepTimeout, Batch: cfg.Batch,
+		Text: c.Task(s), StartURL: c.Start(s), Mode: c.Mode, MaxSteps: cmp.Or(c.MaxSteps, cfg.MaxSteps, 20), StepTimeout: stepTimeout, Batch: cfg.Batch,
 		User: func(q string) (string, bool) {
 			if user == nil {
 				s.UserAnswered(q, "", false)
