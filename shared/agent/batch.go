@@ -7,6 +7,7 @@ import (
 	"github.com/screenagent/backend/shared/actionbatch"
 	"github.com/screenagent/backend/shared/agent/actions"
 	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/tasks"
 )
 
@@ -244,4 +245,20 @@ func describeActions(b tasks.Brief) string {
 		return "Actions (one batch): " + strings.Join(b.Actions, "; ")
 	}
 	return "Action: " + b.Action
+}
+
+// actionString is a step's action as its chat message shows it: a batch's parts one per line.
+func actionString(s tasks.Step) string {
+	if len(s.Actions) > 0 {
+		return strings.Join(s.Actions, "\n")
+	}
+	return s.Action
+}
+
+// withResults completes the chat's report message with each outcome of a batch.
+func withResults(m chat.Message, r *tasks.Report) chat.Message {
+	if r != nil && len(r.Results) > 1 {
+		m.Content = "The batch ran: " + describeResults(r.Results) + "."
+	}
+	return m
 }

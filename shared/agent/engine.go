@@ -167,7 +167,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	mem := &st.task.Memory
 	prevAction, prevURL := "", ""
 	if last := mem.Last(); last != nil {
-		prevAction, prevURL = last.Action, last.URL
+		prevAction, prevURL = strings.Join(partsOf(*last), "\n"), last.URL
 	}
 	maskResults(req.Report, mem.Last())
 	userMessage := takeIn(mem, st.task.Query, req, st.isNew, st.task.StepCount)
@@ -403,10 +403,10 @@ func (e *Engine) store(ctx context.Context, req Request, st state, prevAction st
 		msgs = append(msgs, chat.Message{Role: chat.RoleUser, Content: req.Query, Status: chat.MessageSuccess})
 	}
 	if req.Report != nil {
-		msgs = append(msgs, reportMessage(req.Report, prevAction))
+		msgs = append(msgs, withResults(reportMessage(req.Report, prevAction), req.Report))
 	}
 	assistant := chat.Message{
-		Role: chat.RoleAssistant, Content: step.Thought, ActionString: step.Action, Status: chat.MessagePending,
+		Role: chat.RoleAssistant, Content: step.Thought, ActionString: actionString(step), Status: chat.MessagePending,
 		Usage:   &chat.Usage{PromptTokens: step.Usage.PromptTokens, CompletionTokens: step.Usage.CompletionTokens},
 		Latency: step.LLMLatency, Model: step.Model,
 	}
