@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/screenagent/backend/shared/actionbatch"
 	"github.com/screenagent/backend/shared/agent/actions"
@@ -203,15 +204,13 @@ func fromResults(status string, lastErr *tasks.ActionError, results []tasks.Acti
 		switch {
 		case !actionbatch.Outcome(r.Status).Valid():
 			return "", nil, invalid(field+".status", "must be success, failure or skipped")
-		case r.Action == "" || len([]rune(r.Action)) > MaxErrorAction:
+		case r.Action == "" || utf8.RuneCountInString(r.Action) > MaxErrorAction:
 			return "", nil, invalid(field+".action", fmt.Sprintf("must be 1 to %d characters", MaxErrorAction))
 		case r.Error != nil && r.Status != string(actionbatch.Failed):
 			return "", nil, invalid(field+".error", "is only for status failure")
 		}
-		if r.Error != nil {
-			if _, err := validateReport("failure", r.Error); err != nil {
-				return "", nil, err
-			}
+		if err := checkActionError(field+".error", r.Error); err != nil {
+			return "", nil, err
 		}
 		if failed == nil && r.Status == string(actionbatch.Failed) {
 			failed = r

@@ -183,3 +183,46 @@ func TestLoopGuardSeesEveryPart(t *testing.T) {
 		t.Errorf("triedOn = %v, want click(5) twice (once in a batch), the setValue once, nothing from the other page", tried)
 	}
 }
+
+func TestLastActionResults(t *testing.T) {
+	long := strings.Repeat("x", MaxErrorMessage+1)
+	tests := []struct {
+		name       string
+		status     string
+		results    []tasks.ActionResult
+		wantStatus string
+		wantAction string // the derived error's action
+		wantField  string // the rejected field; "" when accepted
+	}{
+		{"all succeeded", "", []tasks.ActionResult{{Action: "click(1)", Status: "success"}, {Action: "click(2)", Status: "success"}}, "success", "", ""},
+		{"skipped after a page change is success", "", []tasks.ActionResult{{Action: "click(1)", Status: "success"}, {Action: "click(2)", Status: "skipped"}}, "success", "", ""},
+		{"the first failure is the error", "", []tasks.ActionResult{{Action: "click(1)", Status: "success"}, {Action: "click(2)", Status: "failure", Error: &tasks.ActionError{Message: "gone"}}, {Action: "click(3)", Status: "skipped"}}, "failure", "click(2)", ""},
+		{"the client's own status wins", "success", []tasks.ActionResult{{Action: "click(1)", Status: "failure"}}, "success", "", ""},
+		{"an unknown outcome", "", []tasks.ActionResult{{Action: "click(1)", Status: "done"}}, "", "", "lastActionResults[0].status"},
+		{"no action", "", []tasks.ActionResult{{Status: "success"}}, "", "", "lastActionResults[0].action"},
+		{"an error on a success", "", []tasks.ActionResult{{Action: "click(1)", Status: "success", Error: &tasks.ActionError{}}}, "", "", "lastActionResults[0].error"},
+		{"a long error message", "", []tasks.ActionResult{{Action: "click(1)", Status: "failure", Error: &tasks.ActionError{Message: long}}}, "", "", "lastActionResults[0].error.message"},
+		{"too many", "", make([]tasks.ActionResult, 11), "", "", "lastActionResults"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, e, err := fromResults(tt.status, nil, tt.results)
+			if tt.wantField != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantField) {
+					t.Errorf("fromResults() error = %v, want one naming %s", err, tt.wantField)
+				}
+				return
+			}
+			if err != nil || status != tt.wantStatus {
+				t.Fatalf("fromResults() = %q, %v; want %q", status, err, tt.wantStatus)
+			}
+			got := ""
+			if e != nil {
+				got = e.Action
+			}
+			if got != tt.wantAction {
+				t.Errorf("derived error's action = %q, want %q", got, tt.wantAction)
+			}
+		})
+	}
+}

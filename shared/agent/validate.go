@@ -145,19 +145,27 @@ func validateReport(status string, e *tasks.ActionError) (*tasks.Report, error) 
 	default:
 		return nil, invalid("lastActionStatus", "must be success or failure")
 	}
-	if e != nil {
-		switch {
-		case utf8.RuneCountInString(e.Message) > MaxErrorMessage:
-			return nil, tooLong("lastActionError.message", MaxErrorMessage)
-		case utf8.RuneCountInString(e.Code) > MaxErrorCode:
-			return nil, tooLong("lastActionError.code", MaxErrorCode)
-		case utf8.RuneCountInString(e.Action) > MaxErrorAction:
-			return nil, tooLong("lastActionError.action", MaxErrorAction)
-		case e.ElementID != nil && *e.ElementID < 0:
-			return nil, invalid("lastActionError.elementId", "must not be negative")
-		}
+	if err := checkActionError("lastActionError", e); err != nil {
+		return nil, err
 	}
 	return &tasks.Report{Status: status, Error: e}, nil
+}
+
+// checkActionError checks a client's error report against the limits; field names it.
+func checkActionError(field string, e *tasks.ActionError) error {
+	switch {
+	case e == nil:
+		return nil
+	case utf8.RuneCountInString(e.Message) > MaxErrorMessage:
+		return tooLong(field+".message", MaxErrorMessage)
+	case utf8.RuneCountInString(e.Code) > MaxErrorCode:
+		return tooLong(field+".code", MaxErrorCode)
+	case utf8.RuneCountInString(e.Action) > MaxErrorAction:
+		return tooLong(field+".action", MaxErrorAction)
+	case e.ElementID != nil && *e.ElementID < 0:
+		return invalid(field+".elementId", "must not be negative")
+	}
+	return nil
 }
 
 func invalid(field, reason string) error { return &validation.Error{Field: field, Reason: reason} }
