@@ -79,6 +79,21 @@ func Check(parts []Part) error {
 	return nil
 }
 
+// Toggles reports whether an element, by its tag, type and role, is a checkbox, radio button,
+// switch or option: an action on it changes the page in place, so it may stand anywhere in a
+// batch.
+func Toggles(tag, typ, role string) bool {
+	switch strings.ToLower(typ) {
+	case "checkbox", "radio":
+		return strings.EqualFold(tag, "input")
+	}
+	switch strings.ToLower(role) {
+	case "checkbox", "radio", "switch", "option", "menuitemcheckbox", "menuitemradio":
+		return true
+	}
+	return strings.EqualFold(tag, "option")
+}
+
 // Declared reads a client's capabilities list and reports whether it declares Capability.
 // Names this server does not know are ignored, so that a client may declare what a newer server
 // offers; a malformed list is an error naming what is wrong.

@@ -17,20 +17,9 @@ import (
 func togglesOn(pg *page.Page) func(id int) bool {
 	return func(id int) bool {
 		e, ok := pg.Element(id)
-		if !ok {
-			return false
-		}
 		typ, _ := e.Attr("type")
 		role, _ := e.Attr("role")
-		switch strings.ToLower(typ) {
-		case "checkbox", "radio":
-			return e.Tag == "input"
-		}
-		switch strings.ToLower(role) {
-		case "checkbox", "radio", "switch", "option", "menuitemcheckbox", "menuitemradio":
-			return true
-		}
-		return e.Tag == "option"
+		return ok && actionbatch.Toggles(e.Tag, typ, role)
 	}
 }
 

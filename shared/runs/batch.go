@@ -68,18 +68,7 @@ func togglesInPlace(id string, page *Snapshot) bool {
 		return false
 	}
 	e, ok := page.Element(id)
-	if !ok {
-		return false
-	}
-	switch strings.ToLower(e.Type) {
-	case "checkbox", "radio":
-		return true
-	}
-	switch strings.ToLower(e.Role) {
-	case "checkbox", "radio", "switch", "option", "menuitemcheckbox", "menuitemradio":
-		return true
-	}
-	return strings.EqualFold(e.Tag, "option")
+	return ok && actionbatch.Toggles(e.Tag, e.Type, e.Role)
 }
 
 // batchPrompt explains tool_calls to the model of a client that runs batches, from the table.
