@@ -48,6 +48,7 @@ func run() error {
 	rules := flag.String("host-resolver-rules", "", `Chromium host resolver rules, e.g. "MAP *.test 127.0.0.1"`)
 	maxSteps := flag.Int("max-steps", 25, "steps before the client gives up")
 	watch := flag.Bool("watch", false, "subscribe to the task's real-time events and print them as they arrive")
+	batch := flag.Bool("batch", true, "declare actionBatch: run several actions per answer (-batch=false: one per step)")
 	flag.Parse()
 	if *startURL == "" || *task == "" {
 		flag.Usage()
@@ -87,7 +88,7 @@ func run() error {
 	defer tab.Close()
 
 	in := bufio.NewScanner(os.Stdin)
-	t := drive.Task{Text: *task, StartURL: *startURL, Mode: *mode, MaxSteps: *maxSteps, User: func(q string) (string, bool) {
+	t := drive.Task{Text: *task, StartURL: *startURL, Mode: *mode, MaxSteps: *maxSteps, Batch: *batch, User: func(q string) (string, bool) {
 		fmt.Printf("\nThe agent asks: %s\nYour answer (empty declines): ", q)
 		if !in.Scan() {
 			return "", false
