@@ -135,7 +135,13 @@ func TestActionBatchesOverHTTP(t *testing.T) {
 		if status != 200 || b.Action != "ask_user" || b.Question == "" || toolsOf(raw) != nil {
 			t.Fatalf("step = %d %s, want ask_user before the payment click and nothing to run", status, raw)
 		}
-		status, _, raw = runCall(t, "POST", stack.URL+"/agent/run/"+id+"/answer", ada, map[string]any{"approved": true})
+		var heldBody struct {
+			ConfirmationID string `json:"confirmationId"`
+		}
+		if err := json.Unmarshal(raw, &heldBody); err != nil || heldBody.ConfirmationID == "" {
+			t.Fatalf("held step %s: want a confirmationId", raw)
+		}
+		status, _, raw = runCall(t, "POST", stack.URL+"/agent/run/"+id+"/answer", ada, map[string]any{"approved": true, "confirmationId": heldBody.ConfirmationID})
 		if got := toolsOf(raw); status != 200 || strings.Join(got, ",") != "type:agent-1,type:agent-2,click:agent-3" {
 			t.Errorf("approval = %d %s, want the batch up to the held click", status, raw)
 		}

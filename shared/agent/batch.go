@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"unicode/utf8"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/trust/gate"
 )
 
 // togglesOn reports, for the page, whether an element is a checkbox, radio button or option: a
@@ -249,4 +251,29 @@ func withResults(m chat.Message, r *tasks.Report) chat.Message {
 		m.Content = "The batch ran: " + describeResults(r.Results) + "."
 	}
 	return m
+}
+
+// holdBatch applies the payment gate (holdPayment) to every action of a batch in order, the
+// model's <Payment> flag to the last one (the action that may submit). The first action the gate
+// holds cuts the batch: nothing of it is sent, the step asks the user, and after the approval
+// the model's batch passes once it holds that very action again.
+func holdBatch(d decision, req Request, mem *tasks.Memory, pg *page.Page, scope string, rules *gate.Rules) (decision, string) {
+	if len(d.batch) < 2 {
+		return holdPayment(d, req, mem, pg, scope, rules)
+	}
+	for i, a := range d.batch {
+		part := d
+		part.action, part.modelAction, part.batch = a, a.String(), nil
+		if i < len(d.batch)-1 {
+			part.sections = maps.Clone(d.sections)
+			delete(part.sections, "Payment")
+		}
+		held, id := holdPayment(part, req, mem, pg, scope, rules)
+		if id != "" {
+			held.batch = []actions.Action{held.action}
+			return held, id
+		}
+		d.note = held.note // an approval the gate noted
+	}
+	return d, ""
 }

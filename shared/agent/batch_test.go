@@ -226,3 +226,38 @@ func TestLastActionResults(t *testing.T) {
 		})
 	}
 }
+
+// payForm is a checkout form: two fields and the payment button.
+const payForm = `<form><h1>Checkout</h1><input id="1" placeholder="Name on card"/><input id="2" placeholder="Postcode"/>` +
+	`<button id="3">Pay €49 now</button></form>`
+
+// TestCarefulModeCutsABatchBeforeAHeldAction: in careful mode a batch that ends on a payment
+// click sends nothing and asks; the approval lets the same batch through whole; autonomous mode
+// sends it as the model wrote it.
+func TestCarefulModeCutsABatchBeforeAHeldAction(t *testing.T) {
+	batch := "<Thought>I fill in the card details and pay.</Thought><Actions>\nsetValue(1, \"Ada Lovelace\")\nsetValue(2, \"N1 9GU\")\nclick(3)\n</Actions>"
+	want := []string{`setValue(1, "Ada Lovelace")`, `setValue(2, "N1 9GU")`, "click(3)"}
+	req := func(mode string) Request {
+		return Request{Mode: mode, DOM: payForm, URL: "https://shop.example/order/details", Query: "pay for the socks", Batch: true}
+	}
+	f := newFixture(t)
+	f.llm.Reply(batch)
+	held := f.step(t, req(ModeCareful))
+	if !strings.HasPrefix(held.Action, "askUser(") || !strings.Contains(held.Action, "Pay €49 now") || len(held.Actions) != 1 || held.Actions[0] != held.Action ||
+		held.ConfirmationID == "" || held.Status != StatusNeedsUserInput {
+		t.Fatalf("held = action %q, actions %q, id %q, status %s; want only the question, with a confirmation id",
+			held.Action, held.Actions, held.ConfirmationID, held.Status)
+	}
+	f.llm.Reply(batch)
+	approvedReq := req(ModeCareful)
+	approvedReq.TaskID, approvedReq.Query, approvedReq.ConfirmationID = held.TaskID, "yes", held.ConfirmationID
+	approved := f.step(t, approvedReq)
+	if !slices.Equal(approved.Actions, want) || approved.ConfirmationID != "" {
+		t.Errorf("approved = %q (id %q), want the whole batch %q", approved.Actions, approved.ConfirmationID, want)
+	}
+
+	f.llm.Reply(batch)
+	if auto := f.step(t, req(ModeAutonomous)); !slices.Equal(auto.Actions, want) {
+		t.Errorf("autonomous = %q, want the whole batch %q", auto.Actions, want)
+	}
+}

@@ -203,7 +203,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	d = applyBranch(d, branch, mem.Plan)
 	d = e.applyPolicies(d, mem)
 	d = clearBlockers(fitBatch(d), pg)
-	d, confirmation := holdPayment(d, req, mem, pg, st.task.TenantID+"/"+st.task.ID, rules)
+	d, confirmation := holdBatch(d, req, mem, pg, st.task.TenantID+"/"+st.task.ID, rules)
 	chk.fold(d)
 	mem.Expected = parseExpectation(d.sections["Expect"])
 	extracted := extract(mem, d.sections["Extract"])

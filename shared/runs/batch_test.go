@@ -104,7 +104,10 @@ func TestRunBatchGateCutsBeforeTheHeldCall(t *testing.T) {
 	if held.Action != runs.ActionAskUser || held.Question == "" || held.Tools != nil || held.State.Status != runs.StatusWaitingUser {
 		t.Fatalf("answer = %+v, want the step to ask before the payment click, with no calls to run", held)
 	}
-	approved, err := f.svc.Answer(ctx, runs.AnswerRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Approved: true})
+	if held.ConfirmationID == "" {
+		t.Fatalf("held = %+v, want a confirmation id for the held click", held)
+	}
+	approved, err := f.svc.Answer(ctx, runs.AnswerRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Approved: true, ConfirmationID: held.ConfirmationID})
 	if err != nil {
 		t.Fatal(err)
 	}
