@@ -65,7 +65,7 @@ unit: local-bin chromium
 	$(LOCAL_BIN) with-dynamodb -- $(GO) test -count=1 -p 2 -timeout 30m ./...
 
 ## eval: the proving ground — every scenario in Chromium against both APIs (the oracle model, or a real one with
-## OPENAI_API_KEY); a table, then .local/eval/report.md and results.json. EVAL_FLAGS passes -scenario, -api, -report;
+## OPENAI_API_KEY); a table, then .local/eval/report.md and results.json. EVAL_FLAGS passes -scenario, -api, -report, -batch=false;
 ## EVAL_SLOW=1 raises every time limit for a slow model (docs/proving-ground.md).
 eval: chromium
 	@$(GO) run ./infra/eval $(if $(VERBOSE),-v) $(EVAL_FLAGS)

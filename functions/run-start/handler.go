@@ -13,7 +13,7 @@ import (
 )
 
 type starter interface {
-	Start(ctx context.Context, tenantID, userID, task string, mode runs.Mode, timezone, locale string, secrets []trust.NamedSecret) (runs.StartResponse, error)
+	Start(ctx context.Context, tenantID, userID, task string, mode runs.Mode, timezone, locale string, secrets []trust.NamedSecret, capabilities []string) (runs.StartResponse, error)
 }
 
 type startBody struct {
@@ -23,6 +23,8 @@ type startBody struct {
 	Timezone    string   `json:"timezone"`
 	Locale      string   `json:"locale"`
 	SecretNames []string `json:"secretNames"`
+	// Capabilities are what the client can do beyond the basics ("actionBatch").
+	Capabilities []string `json:"capabilities"`
 }
 
 func newHandler(svc starter) http.Handler {
@@ -46,7 +48,7 @@ func newHandler(svc starter) http.Handler {
 		if err != nil {
 			return err
 		}
-		resp, err := svc.Start(r.Context(), id.TenantID, id.UserID, task, runs.Mode(mode), body.Timezone, body.Locale, secrets)
+		resp, err := svc.Start(r.Context(), id.TenantID, id.UserID, task, runs.Mode(mode), body.Timezone, body.Locale, secrets, body.Capabilities)
 		if err != nil {
 			return err
 		}

@@ -14,7 +14,7 @@ import (
 
 type stubStarter struct{ task, mode, tenant string }
 
-func (s *stubStarter) Start(_ context.Context, tenantID, _ string, task string, mode runs.Mode, _, _ string, _ []trust.NamedSecret) (runs.StartResponse, error) {
+func (s *stubStarter) Start(_ context.Context, tenantID, _ string, task string, mode runs.Mode, _, _ string, _ []trust.NamedSecret, _ []string) (runs.StartResponse, error) {
 	s.task, s.mode, s.tenant = task, string(mode), tenantID
 	return runs.StartResponse{Success: true, RunID: "550e8400-e29b-41d4-a716-446655440000", State: runs.StateView{Status: runs.StatusCreated, MaxSteps: 150}}, nil
 }

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/actionbatch"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/metrics"
 	"github.com/screenagent/backend/shared/runs"
@@ -29,6 +31,8 @@ type stepBody struct {
 	Snapshot         json.RawMessage `json:"snapshot"`
 	LastActionResult *resultBody     `json:"lastActionResult"`
 	SecretNames      []string        `json:"secretNames"`
+	// LastActionResults are the results of each call of the last step's batch, in order.
+	LastActionResults []resultBody `json:"lastActionResults"`
 }
 
 // resultBody is the ToolResult of the last action; its data is not read (the snapshot shows the page).
@@ -36,6 +40,8 @@ type resultBody struct {
 	Success *bool  `json:"success"`
 	Message string `json:"message"`
 	Error   string `json:"error"`
+	// Skipped: a call of a batch the client did not run.
+	Skipped bool `json:"skipped"`
 }
 
 // maxResultText bounds what is kept of a result's message and error: they only inform the model,
@@ -105,6 +111,18 @@ func decode(raw []byte) (runs.StepRequest, error) {
 			return req, httpapi.Validation("lastActionResult.success", "is required")
 		}
 		req.LastActionResult = &runs.Result{Success: *res.Success, Message: cut(res.Message), Error: cut(res.Error)}
+	}
+	if len(body.LastActionResults) > actionbatch.Max {
+		return req, httpapi.Validation("lastActionResults", fmt.Sprintf("must have at most %d entries", actionbatch.Max))
+	}
+	for i, res := range body.LastActionResults {
+		if res.Success == nil {
+			return req, httpapi.Validation(fmt.Sprintf("lastActionResults[%d].success", i), "is required")
+		}
+		if res.Skipped && *res.Success {
+			return req, httpapi.Validation(fmt.Sprintf("lastActionResults[%d].skipped", i), "a skipped call cannot have succeeded")
+		}
+		req.LastActionResults = append(req.LastActionResults, runs.Result{Success: *res.Success, Message: cut(res.Message), Error: cut(res.Error), Skipped: res.Skipped})
 	}
 	return req, nil
 }

@@ -11,16 +11,17 @@ import (
 	"github.com/screenagent/backend/infra/eval/suite"
 )
 
-// TestOracleSuite runs every scenario once, with the oracle, through Chromium against the real
-// stack, and fails when a scenario expected to pass fails; an unexpected pass is logged, for the
-// issue that made it pass to turn it on. `make eval` runs the full matrix of both APIs.
+// TestOracleSuite runs every scenario once, with the oracle and a client that runs batches (as
+// make eval does by default), through Chromium against the real stack, and fails when a scenario
+// expected to pass fails; an unexpected pass is logged, for the issue that made it pass to turn
+// it on. `make eval` runs the full matrix of both APIs.
 func TestOracleSuite(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 9*time.Minute)
 	defer cancel()
 	var progress bytes.Buffer
 	rep, err := suite.Run(ctx, suite.Config{
 		Cases: scenario.Quick(), Model: suite.Model{Name: "oracle"},
-		DynamoDBEndpoint: os.Getenv("DYNAMODB_TEST_ENDPOINT"), MaxSteps: 15, CaseTimeout: 2 * time.Minute,
+		DynamoDBEndpoint: os.Getenv("DYNAMODB_TEST_ENDPOINT"), MaxSteps: 15, CaseTimeout: 2 * time.Minute, Batch: true,
 		Progress: &progress,
 	})
 	if err != nil {

@@ -50,6 +50,7 @@ func run() error {
 	watch := flag.Bool("watch", false, "subscribe to the task's real-time events and print them as they arrive")
 	secrets := drive.Vault{}
 	flag.Func("secret", "a secret the client keeps and fills itself, name=value or name@origin=value (repeatable); the server sees only the name", secrets.Add)
+	batch := flag.Bool("batch", true, "declare actionBatch: run several actions per answer (-batch=false: one per step)")
 	flag.Parse()
 	if *startURL == "" || *task == "" {
 		flag.Usage()
@@ -89,7 +90,7 @@ func run() error {
 	defer tab.Close()
 
 	in := bufio.NewScanner(os.Stdin)
-	t := drive.Task{Text: *task, StartURL: *startURL, Mode: *mode, MaxSteps: *maxSteps, Secrets: secrets, User: func(q string) (string, bool) {
+	t := drive.Task{Text: *task, StartURL: *startURL, Mode: *mode, MaxSteps: *maxSteps, Secrets: secrets, Batch: *batch, User: func(q string) (string, bool) {
 		fmt.Printf("\nThe agent asks: %s\nYour answer (empty declines): ", q)
 		if !in.Scan() {
 			return "", false

@@ -23,6 +23,8 @@ import (
 type decision struct {
 	thought string
 	action  actions.Action
+	// batch are the actions the client runs in order; batch[0] is action.
+	batch []actions.Action
 	// sections are the reply's optional blocks (plan, expectation, evaluation, …).
 	sections map[string]string
 	// modelAction is what the model answered, before any policy replaced it.
@@ -58,17 +60,17 @@ func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page,
 	llmCtx, cancel := llm.WithReserve(ctx, e.writeReserve(), 0)
 	defer cancel()
 	type choice struct {
-		reply  actions.Reply
-		action actions.Action
+		reply actions.Reply
+		batch []actions.Action
 	}
 	var lastErr error
 	parse := func(text string) (choice, error) {
-		r, a, err := parseDecision(text, pg, mem.Variables, mem.SecretNames, pageURL)
-		if err == nil && a.Handler() == actions.DOM {
-			err = checkLoop(a, tried)
+		r, batch, err := parseDecision(text, pg, mem.Variables, mem.SecretNames, pageURL, st.batch)
+		if err == nil {
+			err = checkLoops(batch, tried)
 		}
 		lastErr = err
-		return choice{r, a}, err
+		return choice{r, batch}, err
 	}
 	minBudget := e.CorrectionMinBudget
 	if minBudget <= 0 {
@@ -98,7 +100,7 @@ func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page,
 		if !p.Valid {
 			return refused(d, p.ParseErrors[0], p.Reply, lastErr), nil
 		}
-		a := p.Value.action
+		a := p.Value.batch[0]
 		if a.Handler() == actions.Server {
 			result := e.runServerTool(llmCtx, a, st, pageURL)
 			d.serverTools = append(d.serverTools, a.String())
@@ -119,6 +121,7 @@ func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page,
 			// The history shows the step's action; the tools run before it are said with it.
 			d.note = "before this action the server ran " + strings.Join(d.serverTools, ", ")
 		}
+		d.batch = p.Value.batch
 		return d, nil
 	}
 }
@@ -204,26 +207,13 @@ func substituteVariables(raw string, vars map[string]string) (string, error) {
 	return out, nil
 }
 
-func parseDecision(reply string, pg *page.Page, vars map[string]string, held []trust.NamedSecret, pageURL string) (actions.Reply, actions.Action, error) {
+func parseDecision(reply string, pg *page.Page, vars map[string]string, held []trust.NamedSecret, pageURL string, batch bool) (actions.Reply, []actions.Action, error) {
 	r, err := actions.ParseReplySections(reply)
 	if err != nil {
-		return r, actions.Action{}, err
+		return r, nil, err
 	}
-	if a, ok, err := parseSecretAction(r.Action, held, pageURL, pg.HasElement); ok {
-		return r, a, err
-	}
-	raw, err := substituteVariables(r.Action, vars)
-	if err != nil {
-		return r, actions.Action{}, err
-	}
-	a, err := actions.Parse(raw)
-	if err != nil {
-		return r, actions.Action{}, err
-	}
-	if err := actions.Validate(a, pg.HasElement); err != nil {
-		return r, actions.Action{}, err
-	}
-	return r, a, nil
+	acts, err := parseActions(r, pg, vars, held, pageURL, batch)
+	return r, acts, err
 }
 
 // applyPolicies enforces the server's rules on the model's choice (§4.10): finish() while a

@@ -156,6 +156,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	}
 	rememberNames(&st.task.Memory, req.SecretNames)
 	redactRequest(&st.task.Memory.Secrets, &req)
+	st.batch = req.Batch
 
 	know, err := e.Knowledge.Resolve(ctx, tenant, req.URL, req.Query)
 	if err != nil {
@@ -168,8 +169,9 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	mem := &st.task.Memory
 	prevAction, prevURL := "", ""
 	if last := mem.Last(); last != nil {
-		prevAction, prevURL = last.Action, last.URL
+		prevAction, prevURL = strings.Join(partsOf(*last), "\n"), last.URL
 	}
+	maskResults(req.Report, mem.Last())
 	userMessage := takeIn(mem, st.task.Query, req, st.isNew, st.task.StepCount)
 	for k, v := range req.Variables {
 		if mem.Variables == nil {
@@ -187,7 +189,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	system, user := BuildPrompt(PromptInput{
 		Task: st.task.Query, URL: req.URL, Now: start, Clock: req.Clock, Step: st.task.StepCount + 1, MaxSteps: e.maxSteps(),
 		Memory: mem, Report: req.Report,
-		Knowledge: knowledgeChunks(know), Grammar: actions.PromptText(), Page: rendered.Text, Secrets: mem.SecretNames,
+		Knowledge: knowledgeChunks(know), Grammar: grammarText(req.Batch), Page: rendered.Text, Secrets: mem.SecretNames,
 		Notes: append(notes, chk.notes...),
 	})
 
@@ -203,9 +205,9 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	planChange, branch := updatePlan(mem, d.sections)
 	d = applyBranch(d, branch, mem.Plan)
 	d = e.applyPolicies(d, mem)
-	d = clearBlocker(d, pg)
+	d = clearBlockers(fitBatch(d), pg)
 	guardDecision(&mem.Secrets, &d, pg)
-	d, confirmation := holdPayment(d, req, mem, pg, st.task.TenantID+"/"+st.task.ID, rules)
+	d, confirmation := holdBatch(d, req, mem, pg, st.task.TenantID+"/"+st.task.ID, rules)
 	guardDecision(&mem.Secrets, &d, pg) // again: a held payment's question may quote a typed value
 	chk.fold(d)
 	mem.Expected = parseExpectation(d.sections["Expect"])
@@ -241,6 +243,9 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 		ExpectedOutcome: mem.Expected, Verification: chk.verification, Correction: chk.correction,
 		ToolAction: toolAction(d.action), ExtractedVariables: mem.Variables, ConfirmationID: confirmation,
 	}
+	if req.Batch {
+		resp.Actions = batchStrings(d.batch)
+	}
 	if p := mem.Plan; p != nil {
 		resp.Plan, resp.TotalSteps = p, len(p.Steps)
 		resp.CurrentStep = min(p.Current+1, len(p.Steps))
@@ -267,14 +272,14 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	}
 
 	step := tasks.Step{
-		Index: stepIndex, Thought: d.thought, Action: stored, PreviousReport: req.Report, UserMessage: userMessage, URL: req.URL,
+		Index: stepIndex, Thought: d.thought, Action: stored, Actions: storedBatch(d.batch, pg), PreviousReport: req.Report, UserMessage: userMessage, URL: req.URL,
 		Usage: tasks.Usage{PromptTokens: d.usage.PromptTokens, CompletionTokens: d.usage.CompletionTokens},
 		Model: d.model, LLMAttempts: d.attempts, LLMLatency: d.latency, Duration: e.now().Sub(start),
 	}
 	if d.modelAction != resp.Action {
 		step.ModelAction = storedModel
 	}
-	mem.Remember(tasks.Brief{Index: stepIndex, Thought: d.thought, Action: stored, URL: req.URL, Fingerprint: fp, Note: d.note})
+	mem.Remember(tasks.Brief{Index: stepIndex, Thought: d.thought, Action: stored, Actions: step.Actions, URL: req.URL, Fingerprint: fp, Note: d.note})
 	mem.Page = pg.Digest()
 	if err := e.store(ctx, req, st, prevAction, step, status, resp, debugData(d, storedModel, planChange, rendered, know, system, user)); err != nil {
 		if errors.Is(err, tasks.ErrIdempotencyRace) {
@@ -295,6 +300,8 @@ type state struct {
 	isNew      bool
 	session    chat.Session
 	newSession bool
+	// batch: the client runs batches of actions (capabilities: actionBatch).
+	batch bool
 }
 
 func (e *Engine) load(ctx context.Context, req Request) (state, error) {
@@ -406,10 +413,10 @@ func (e *Engine) store(ctx context.Context, req Request, st state, prevAction st
 		msgs = append(msgs, chat.Message{Role: chat.RoleUser, Content: req.Query, Status: chat.MessageSuccess})
 	}
 	if req.Report != nil {
-		msgs = append(msgs, reportMessage(req.Report, prevAction))
+		msgs = append(msgs, withResults(reportMessage(req.Report, prevAction), req.Report))
 	}
 	assistant := chat.Message{
-		Role: chat.RoleAssistant, Content: step.Thought, ActionString: step.Action, Status: chat.MessagePending,
+		Role: chat.RoleAssistant, Content: step.Thought, ActionString: actionString(step), Status: chat.MessagePending,
 		Usage:   &chat.Usage{PromptTokens: step.Usage.PromptTokens, CompletionTokens: step.Usage.CompletionTokens},
 		Latency: step.LLMLatency, Model: step.Model,
 	}

@@ -60,8 +60,10 @@ var loopExempt = map[string]bool{"askUser": true, "verifySuccess": true, "finish
 func triedOn(mem *tasks.Memory, fp string) map[string]int {
 	tried := map[string]int{}
 	for i := len(mem.Recent) - 1; i >= 0 && mem.Recent[i].Fingerprint == fp; i-- {
-		if a := mem.Recent[i].Action; !loopExempt[actionName(a)] {
-			tried[a]++
+		for _, a := range partsOf(mem.Recent[i]) {
+			if !loopExempt[actionName(a)] {
+				tried[a]++
+			}
 		}
 	}
 	return tried

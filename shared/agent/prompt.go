@@ -151,7 +151,7 @@ func BuildPrompt(in PromptInput) (system, user string) {
 			fmt.Fprintf(&b, "(%d earlier steps are not shown)\n", mem.Earlier)
 		}
 		for _, s := range mem.Recent {
-			fmt.Fprintf(&b, "Step %d:\n  Thought: %s\n  Action: %s\n", s.Index+1, quote(s.Thought), s.Action)
+			fmt.Fprintf(&b, "Step %d:\n  Thought: %s\n  %s\n", s.Index+1, quote(s.Thought), describeActions(s))
 			if s.Note != "" {
 				fmt.Fprintf(&b, "  Server: %s\n", s.Note)
 			}
@@ -212,6 +212,8 @@ func describeReport(r *tasks.Report) string {
 	switch {
 	case r == nil:
 		return "not reported"
+	case len(r.Results) > 1:
+		return describeResults(r.Results)
 	case r.Failed():
 		return "FAILED — " + describeError(r.Error)
 	default:

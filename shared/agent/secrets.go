@@ -30,20 +30,31 @@ func redactRequest(sec *trust.Secrets, req *Request) {
 		rep.Error = &e
 		req.Report = &rep
 	}
+	if r := req.Report; r != nil && len(r.Results) > 0 {
+		rep := *r
+		rep.Results = make([]tasks.ActionResult, len(r.Results))
+		for i, res := range r.Results {
+			res.Action = sec.Redact(res.Action)
+			if res.Error != nil {
+				e := *res.Error
+				e.Message, e.Code, e.Action = sec.Redact(e.Message), sec.Redact(e.Code), sec.Redact(e.Action)
+				res.Error = &e
+			}
+			rep.Results[i] = res
+		}
+		req.Report = &rep
+	}
 }
 
 // guardDecision remembers a value the action types into a secret field (so that its echoes are
 // redacted from now on) and redacts every typed secret from the model's words: its thought, its
 // reply's blocks, the parse errors, and any action but the one typing the secret (the client must
-// get that value; a finish or a question repeating it must not carry it).
+// get that value; a finish or a question repeating it must not carry it). Every action of a batch
+// is guarded as a single action is: a part typing a secret keeps it, every other part is redacted.
 func guardDecision(sec *trust.Secrets, d *decision, pg *page.Page) {
-	typing := false
-	if d.action.Name() == "setValue" {
-		id, _ := d.action.ElementID()
-		if text, ok := d.action.Text(); ok && pg.Secret(id) {
-			sec.Remember(text)
-			typing = true
-		}
+	typing := typesSecret(sec, d.action, pg)
+	for _, a := range d.batch {
+		typesSecret(sec, a, pg)
 	}
 	if sec.Empty() {
 		return
@@ -57,12 +68,41 @@ func guardDecision(sec *trust.Secrets, d *decision, pg *page.Page) {
 	}
 	d.modelAction = sec.Redact(d.modelAction)
 	if !typing {
-		if s := d.action.String(); sec.Redact(s) != s {
-			if a, err := actions.Parse(sec.Redact(s)); err == nil {
-				d.action = a
+		d.action = redactAction(sec, d.action)
+	}
+	if len(d.batch) > 0 {
+		batch := make([]actions.Action, len(d.batch))
+		for i, a := range d.batch {
+			batch[i] = a
+			if !typesSecret(sec, a, pg) {
+				batch[i] = redactAction(sec, a)
 			}
 		}
+		d.batch = batch
 	}
+}
+
+// typesSecret reports whether the action types a value into a secret field, and remembers it.
+func typesSecret(sec *trust.Secrets, a actions.Action, pg *page.Page) bool {
+	if a.Name() != "setValue" {
+		return false
+	}
+	id, _ := a.ElementID()
+	if text, ok := a.Text(); ok && pg.Secret(id) {
+		sec.Remember(text)
+		return true
+	}
+	return false
+}
+
+// redactAction is the action with every typed secret redacted from it.
+func redactAction(sec *trust.Secrets, a actions.Action) actions.Action {
+	if s := a.String(); sec.Redact(s) != s {
+		if r, err := actions.Parse(sec.Redact(s)); err == nil {
+			return r
+		}
+	}
+	return a
 }
 
 // parseSecretAction reads setValue(id, secret("name")) when the action is one (ok): the secret

@@ -40,6 +40,8 @@ type Request struct {
 	Clock usertime.Clock
 	// SecretNames are the secrets the client holds, by name; nil keeps the task's.
 	SecretNames []trust.NamedSecret
+	// Batch: the client declared actionBatch and runs the answer's actions in order.
+	Batch bool
 }
 
 // Limits of extracted variables (SERVER_QA_ROADMAP.md §3).
@@ -99,7 +101,10 @@ type Metrics struct {
 // Response is the NextActionResponse (§4.2, §4.11, §4.12) inside the success envelope.
 type Response struct {
 	Thought string `json:"thought"`
-	Action  string `json:"action"`
+	// Action is the action, or the first of Actions, so that a client without batches still works.
+	Action string `json:"action"`
+	// Actions are the actions to run in order, for a client that declared actionBatch.
+	Actions []string `json:"actions,omitempty"`
 	// Result is the task's answer, given with finish("…").
 	Result          string `json:"result,omitempty"`
 	Usage           *Usage `json:"usage,omitempty"`

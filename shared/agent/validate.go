@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/screenagent/backend/shared/actionbatch"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/trust"
 	"github.com/screenagent/backend/shared/usertime"
@@ -48,6 +49,10 @@ type Input struct {
 	Locale   string `json:"locale"`
 	// SecretNames are the secrets the client holds ("name" or "name@origin"), never their values.
 	SecretNames []string `json:"secretNames"`
+	// Capabilities are what the client can do beyond the contract's basics ("actionBatch").
+	Capabilities []string `json:"capabilities"`
+	// LastActionResults are the outcomes of each action of the last answer's batch.
+	LastActionResults []tasks.ActionResult `json:"lastActionResults"`
 }
 
 // NewRequest validates an interact request's body against the limits and returns the request it
@@ -85,9 +90,20 @@ func NewRequest(in Input) (Request, error) {
 			return Request{}, invalid(f.name, "must be a UUID")
 		}
 	}
-	report, err := validateReport(in.LastActionStatus, in.LastActionError)
+	batch, err := actionbatch.Declared(in.Capabilities)
+	if err != nil {
+		return Request{}, invalid("capabilities", err.Error())
+	}
+	status, lastErr, err := fromResults(in.LastActionStatus, in.LastActionError, in.LastActionResults)
 	if err != nil {
 		return Request{}, err
+	}
+	report, err := validateReport(status, lastErr)
+	if err != nil {
+		return Request{}, err
+	}
+	if report != nil {
+		report.Results = in.LastActionResults
 	}
 	if err := ValidateVariables(in.ExtractedVariables); err != nil {
 		return Request{}, err
@@ -117,7 +133,7 @@ func NewRequest(in Input) (Request, error) {
 		Clock: clock,
 		URL:   *in.URL, Query: strings.TrimSpace(*in.Query), DOM: *in.DOM,
 		TaskID: strings.ToLower(in.TaskID), SessionID: strings.ToLower(in.SessionID), Report: report,
-		Variables: in.ExtractedVariables, Mode: cmp.Or(in.Mode, ModeAutonomous), ConfirmationID: in.ConfirmationID,
+		Variables: in.ExtractedVariables, Mode: cmp.Or(in.Mode, ModeAutonomous), ConfirmationID: in.ConfirmationID, Batch: batch,
 		SecretNames: secrets,
 	}, nil
 }
@@ -139,19 +155,27 @@ func validateReport(status string, e *tasks.ActionError) (*tasks.Report, error) 
 	default:
 		return nil, invalid("lastActionStatus", "must be success or failure")
 	}
-	if e != nil {
-		switch {
-		case utf8.RuneCountInString(e.Message) > MaxErrorMessage:
-			return nil, tooLong("lastActionError.message", MaxErrorMessage)
-		case utf8.RuneCountInString(e.Code) > MaxErrorCode:
-			return nil, tooLong("lastActionError.code", MaxErrorCode)
-		case utf8.RuneCountInString(e.Action) > MaxErrorAction:
-			return nil, tooLong("lastActionError.action", MaxErrorAction)
-		case e.ElementID != nil && *e.ElementID < 0:
-			return nil, invalid("lastActionError.elementId", "must not be negative")
-		}
+	if err := checkActionError("lastActionError", e); err != nil {
+		return nil, err
 	}
 	return &tasks.Report{Status: status, Error: e}, nil
+}
+
+// checkActionError checks a client's error report against the limits; field names it.
+func checkActionError(field string, e *tasks.ActionError) error {
+	switch {
+	case e == nil:
+		return nil
+	case utf8.RuneCountInString(e.Message) > MaxErrorMessage:
+		return tooLong(field+".message", MaxErrorMessage)
+	case utf8.RuneCountInString(e.Code) > MaxErrorCode:
+		return tooLong(field+".code", MaxErrorCode)
+	case utf8.RuneCountInString(e.Action) > MaxErrorAction:
+		return tooLong(field+".action", MaxErrorAction)
+	case e.ElementID != nil && *e.ElementID < 0:
+		return invalid(field+".elementId", "must not be negative")
+	}
+	return nil
 }
 
 func invalid(field, reason string) error { return &validation.Error{Field: field, Reason: reason} }

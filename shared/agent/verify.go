@@ -162,7 +162,7 @@ const (
 // alternatives that can be checked fail but another one cannot be checked.
 func verify(x *tasks.Expectation, o observation) (verdict string, evidence []string) {
 	if o.report.Failed() {
-		return tasks.Unverified, []string{"the client reported the action failed: " + describeError(o.report.Error)}
+		return tasks.Unverified, append([]string{"the client reported the action failed: " + describeError(o.report.Error)}, resultEvidence(o.report)...)
 	}
 	if len(o.errors) > 0 {
 		var errs []string

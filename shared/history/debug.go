@@ -134,6 +134,8 @@ type StepView struct {
 	StepIndex int    `json:"stepIndex"`
 	Thought   string `json:"thought"`
 	Action    string `json:"action"`
+	// Actions are the parts of a batch, in order; the step is one step with its parts.
+	Actions []string `json:"actions,omitempty"`
 	// ModelAction is what the model answered when the server replaced it.
 	ModelAction    string        `json:"modelAction,omitempty"`
 	PreviousReport *tasks.Report `json:"previousReport,omitempty"`
@@ -231,7 +233,7 @@ func ExportTask(ctx context.Context, store TaskRecords, msgs MessageReader, id a
 	}
 	for _, s := range steps {
 		out.Steps = append(out.Steps, StepView{
-			StepIndex: s.Index, Thought: s.Thought, Action: s.Action, ModelAction: s.ModelAction,
+			StepIndex: s.Index, Thought: s.Thought, Action: s.Action, Actions: s.Actions, ModelAction: s.ModelAction,
 			PreviousReport: s.PreviousReport, URL: s.URL,
 			Usage: TokensView{PromptTokens: s.Usage.PromptTokens, CompletionTokens: s.Usage.CompletionTokens},
 			Model: s.Model, LLMAttempts: s.LLMAttempts, LLMLatencyMs: s.LLMLatency.Milliseconds(),

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"strings"
 	"time"
 
 	"github.com/screenagent/backend/shared/agent/actions"
@@ -116,6 +117,14 @@ func NewMessageView(m chat.Message) MessageView {
 func actionPayload(action string) map[string]any {
 	if action == "" {
 		return nil
+	}
+	if parts := strings.Split(action, "\n"); len(parts) > 1 {
+		// A batch: one step with its parts.
+		out := make([]map[string]any, 0, len(parts))
+		for _, p := range parts {
+			out = append(out, actionPayload(p))
+		}
+		return map[string]any{"type": "batch", "actions": out}
 	}
 	a, err := actions.Parse(action)
 	if err != nil {

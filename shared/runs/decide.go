@@ -31,7 +31,7 @@ func (d decision) metrics() StepMetrics {
 // decide asks the model for the next action. The LLM client retries transport failures itself
 // (twice); a reply that does not parse gets one corrective retry quoting the problem, when time
 // allows (llm.CompleteParsed). Only a failed LLM call is an error.
-func (s *Service) decide(ctx context.Context, system, user string, page *Snapshot, secrets []trust.NamedSecret) (decision, error) {
+func (s *Service) decide(ctx context.Context, system, user string, page *Snapshot, secrets []trust.NamedSecret, batch bool) (decision, error) {
 	llmCtx, cancel := llm.WithReserve(ctx, orDefault(s.WriteReserve, DefaultWriteReserve), orDefault(s.LLMBudget, DefaultLLMBudget))
 	defer cancel()
 	req := llm.Request{
@@ -39,7 +39,7 @@ func (s *Service) decide(ctx context.Context, system, user string, page *Snapsho
 		MaxTokens: maxReplyTokens,
 	}
 	p, err := llm.CompleteParsed(llmCtx, s.LLM, req, func(reply string) (Reply, error) {
-		r, err := ParseReply(reply, page)
+		r, err := parseReply(reply, page, batch)
 		if err == nil {
 			err = checkSecretUse(r, secrets, page)
 		}

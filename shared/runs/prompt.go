@@ -60,6 +60,8 @@ type promptInput struct {
 	Clock usertime.Clock
 	// Secrets are the secrets the client holds, by name.
 	Secrets []trust.NamedSecret
+	// Batch: the client runs tool_calls batches, which the system prompt then explains.
+	Batch bool
 }
 
 // buildPrompt returns the system and user messages of a step (PROXY_SERVER_ARCHITECTURE.md §4.3).
@@ -77,7 +79,7 @@ func buildPrompt(in promptInput) (system, user string) {
 		b.WriteString("(no steps yet)\n")
 	}
 	for i, e := range in.History {
-		fmt.Fprintf(&b, "Step %d: %s → %s\n", e.StepNumber, trust.OneLine(trust.Neutralize(historyAction(e))), historyResult(in.Results[i]))
+		fmt.Fprintf(&b, "Step %d: %s → %s\n", e.StepNumber, trust.OneLine(trust.Neutralize(historyAction(e))), historyResult(in.Results[i], e))
 	}
 	writeAnswers(&b, in.History)
 	if r := in.Reflection; r != nil {
@@ -93,6 +95,9 @@ func buildPrompt(in promptInput) (system, user string) {
 	b.WriteString("\nCURRENT PAGE:\n")
 	writePage(&b, in.Page)
 	b.WriteString("\nRespond with ONLY valid JSON.")
+	if in.Batch {
+		return systemPrompt + "\n" + batchPrompt(), b.String()
+	}
 	return systemPrompt, b.String()
 }
 
@@ -105,6 +110,8 @@ func historyAction(e Entry) string {
 		return fmt.Sprintf("ask_user %q", e.Question)
 	case e.Action == ToolFinish:
 		return fmt.Sprintf("finish %q", e.Answer)
+	case len(e.Tools) > 1:
+		return batchAction(e)
 	case e.Tool != nil:
 		s := e.Tool.String()
 		if e.Warning != "" {
@@ -115,9 +122,12 @@ func historyAction(e Entry) string {
 	return e.Action
 }
 
-func historyResult(r *Result) string {
+func historyResult(r *Result, e Entry) string {
 	if r == nil {
 		return "(no result reported)"
+	}
+	if len(r.Parts) > 1 {
+		return describeParts(r.Parts, e.Tools)
 	}
 	return trust.Quote(r.Observation())
 }

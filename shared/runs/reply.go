@@ -13,8 +13,10 @@ import (
 // Reply types of the model (PROXY_SERVER_ARCHITECTURE.md §4.3).
 const (
 	ReplyToolCall = "tool_call"
-	ReplyFinal    = "final"
-	ReplyAskUser  = "ask_user"
+	// ReplyToolCalls is a batch of tool calls (for a run whose client declared actionBatch).
+	ReplyToolCalls = "tool_calls"
+	ReplyFinal     = "final"
+	ReplyAskUser   = "ask_user"
 )
 
 // Limits of what the model may put in a reply.
@@ -29,8 +31,11 @@ const (
 
 // Reply is the model's next move: a tool call, a final answer or a question.
 type Reply struct {
-	Type     string
-	Tool     Tool
+	Type string
+	// Tool is the call, or the first of Tools.
+	Tool Tool
+	// Tools are the calls of a batch, in order; nil for a single call.
+	Tools    []Tool
 	Answer   string
 	Question string
 	// Thought is the model's optional short reason.
@@ -41,12 +46,13 @@ type Reply struct {
 }
 
 type wireReply struct {
-	Type     string    `json:"type"`
-	Tool     *wireTool `json:"tool"`
-	Answer   *string   `json:"answer"`
-	Question *string   `json:"question"`
-	Thought  string    `json:"thought"`
-	Payment  bool      `json:"payment"`
+	Type     string     `json:"type"`
+	Tool     *wireTool  `json:"tool"`
+	Tools    []wireTool `json:"tools"`
+	Answer   *string    `json:"answer"`
+	Question *string    `json:"question"`
+	Thought  string     `json:"thought"`
+	Payment  bool       `json:"payment"`
 }
 
 type wireTool struct {
@@ -58,7 +64,11 @@ type wireTool struct {
 // (optionally inside one Markdown code fence, which models add even when told not to), no
 // unknown fields, a known tool with exactly its arguments, and element ids present on the page.
 // The error says what is wrong, for the corrective retry.
-func ParseReply(reply string, page *Snapshot) (Reply, error) {
+func ParseReply(reply string, page *Snapshot) (Reply, error) { return parseReply(reply, page, true) }
+
+// parseReply reads a reply; batch says whether a tool_calls batch is kept whole (the client
+// declared actionBatch) or cut to its first call.
+func parseReply(reply string, page *Snapshot, batch bool) (Reply, error) {
 	body := unfence(strings.TrimSpace(reply))
 	if !strings.HasPrefix(body, "{") {
 		return Reply{}, errors.New("the reply is not a JSON object")
@@ -69,7 +79,20 @@ func ParseReply(reply string, page *Snapshot) (Reply, error) {
 	}
 	r := Reply{Type: w.Type, Thought: shorten(strings.TrimSpace(w.Thought), maxThought)}
 	switch w.Type {
+	case ReplyToolCalls:
+		if w.Answer != nil || w.Question != nil || w.Tool != nil {
+			return Reply{}, errors.New(`a tool_calls reply has only "tools" (and optionally "thought")`)
+		}
+		calls, err := parseToolCalls(r.Thought, w.Tools, page, batch)
+		if err != nil {
+			return Reply{}, err
+		}
+		calls.Payment = w.Payment
+		return calls, nil
 	case ReplyToolCall:
+		if w.Tools != nil {
+			return Reply{}, errors.New(`a tool_call has one "tool"; several go in {"type": "tool_calls", "tools": [...]}`)
+		}
 		if w.Answer != nil || w.Question != nil {
 			return Reply{}, errors.New(`a tool_call has only "tool" (and optionally "thought")`)
 		}
@@ -80,21 +103,21 @@ func ParseReply(reply string, page *Snapshot) (Reply, error) {
 		r.Payment = w.Payment
 		return r, err
 	case ReplyFinal:
-		if w.Tool != nil || w.Question != nil {
+		if w.Tool != nil || w.Tools != nil || w.Question != nil {
 			return Reply{}, errors.New(`a final reply has only "answer" (and optionally "thought")`)
 		}
 		answer, err := requiredText("answer", w.Answer != nil, deref(w.Answer), maxAnswer)
 		r.Answer = answer
 		return r, err
 	case ReplyAskUser:
-		if w.Tool != nil || w.Answer != nil {
+		if w.Tool != nil || w.Tools != nil || w.Answer != nil {
 			return Reply{}, errors.New(`an ask_user reply has only "question" (and optionally "thought")`)
 		}
 		q, err := requiredText("question", w.Question != nil, deref(w.Question), maxQuestion)
 		r.Question = q
 		return r, err
 	}
-	return Reply{}, fmt.Errorf(`"type" must be "tool_call", "final" or "ask_user", got %q`, w.Type)
+	return Reply{}, fmt.Errorf(`"type" must be "tool_call", "tool_calls", "final" or "ask_user", got %q`, w.Type)
 }
 
 func onPage(id string, page *Snapshot) error {

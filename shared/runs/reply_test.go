@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/screenagent/backend/shared/actionbatch"
 )
 
 var testPage = &Snapshot{URL: "https://shop.example/", Elements: []Element{
@@ -114,6 +116,10 @@ func FuzzParseReply(f *testing.F) {
 		"```json\n{\"type\":\"tool_call\",\"tool\":{\"name\":\"scroll\",\"arguments\":{\"deltaY\":1e308}}}\n```",
 		"```",
 		`{"type":"tool_call","tool":{"name":"navigate","arguments":{"url":"http://[::1]:80/x"}}}`,
+		`{"type":"tool_calls","tools":[{"name":"type","arguments":{"id":"agent-1","text":"a"}},{"name":"click","arguments":{"id":"agent-2"}}]}`,
+		`{"type":"tool_calls","tools":[{"name":"click","arguments":{"id":"agent-2"}},{"name":"type","arguments":{"id":"agent-1","text":"a"}}]}`,
+		`{"type":"tool_calls","tools":[]}`, `{"type":"tool_calls","tools":[{"name":"finish","arguments":{"answer":"x"}}]}`,
+		`{"type":"tool_calls","tool":{"name":"observe"},"tools":[{"name":"observe"}]}`,
 	} {
 		f.Add(s)
 	}
@@ -132,6 +138,14 @@ func FuzzParseReply(f *testing.F) {
 				t.Fatalf("accepted an empty question from %q", reply)
 			}
 		case ReplyToolCall:
+			if len(r.Tools) == 1 || len(r.Tools) > actionbatch.Max || len(r.Tools) > 1 && !reflect.DeepEqual(r.Tools[0], r.Tool) {
+				t.Fatalf("accepted a batch of %d calls whose first is not the tool %v, from %q", len(r.Tools), r.Tool, reply)
+			}
+			for i, c := range r.Tools {
+				if i < len(r.Tools)-1 && batchRole(c, testPage) != actionbatch.InPage {
+					t.Fatalf("accepted %v before the end of a batch, from %q", c, reply)
+				}
+			}
 			switch r.Tool.Name {
 			case ToolClick, ToolType:
 				if _, ok := testPage.Element(r.Tool.ID); !ok {

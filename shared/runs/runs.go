@@ -111,6 +111,10 @@ type Result struct {
 	Success bool   `dynamodbav:"success"`
 	Message string `dynamodbav:"message,omitempty"`
 	Error   string `dynamodbav:"error,omitempty"`
+	// Skipped: a call of a batch the client did not run (after a failure or a page change).
+	Skipped bool `dynamodbav:"skipped,omitempty"`
+	// Parts are the results of each call of a batch, in order (lastActionResults).
+	Parts []Result `dynamodbav:"parts,omitempty"`
 }
 
 // Observation is the result as the history shows it.
@@ -147,7 +151,9 @@ type Entry struct {
 	// Action is what the client was told: a tool name, ask_user or finish.
 	Action string
 	// Tool is the call to execute; for a step the security gate held, the call awaiting approval.
-	Tool     *Tool
+	Tool *Tool
+	// Tools are the calls of a batch, in order (for a held batch, up to the held call); nil for one.
+	Tools    []Tool
 	Question string
 	// Answer is the model's final answer (Action finish).
 	Answer  string
@@ -171,6 +177,9 @@ type Entry struct {
 
 // signature identifies the step's action with all its arguments, on the page it was taken on.
 func (e Entry) signature() string {
+	if len(e.Tools) > 1 {
+		return joinCalls(e.Tools, Tool.String) + " @" + e.PageHash
+	}
 	if e.Tool != nil {
 		return e.Tool.String() + " @" + e.PageHash
 	}
@@ -179,6 +188,9 @@ func (e Entry) signature() string {
 
 // targetKey identifies the step's action by tool and target only, on the page it was taken on.
 func (e Entry) targetKey() string {
+	if len(e.Tools) > 1 {
+		return joinCalls(e.Tools, func(t Tool) string { return t.Name + " " + t.target() }) + " @" + e.PageHash
+	}
 	if e.Tool != nil {
 		return e.Tool.Name + " " + e.Tool.target() + " @" + e.PageHash
 	}
@@ -210,8 +222,12 @@ type Run struct {
 	// PendingConfirmation is the id of the held action (PendingTool): only an answer that names it
 	// approves it.
 	PendingConfirmation string
-	CurrentSnapshot     *Snapshot
-	Reflections         []Reflection
+	// PendingTools are the calls of a held batch up to the held one, run on approval.
+	PendingTools []Tool
+	// Batch: the client declared actionBatch at start and runs tool_calls batches.
+	Batch           bool
+	CurrentSnapshot *Snapshot
+	Reflections     []Reflection
 	// Timezone and Locale are the user's, as the run started ("" when not given).
 	Timezone string
 	Locale   string

@@ -59,17 +59,33 @@ func redactResult(run *Run, r *Result) *Result {
 	}
 	out := *r
 	out.Message, out.Error = run.Secrets.Redact(r.Message), run.Secrets.Redact(r.Error)
+	if len(r.Parts) > 0 {
+		out.Parts = make([]Result, len(r.Parts))
+		for i := range r.Parts {
+			out.Parts[i] = *redactResult(run, &r.Parts[i])
+		}
+	}
 	return &out
 }
 
 // checkSecretUse refuses a type call with a secret the client does not hold, or one bound to
 // another origin than the page's: the corrective retry tells the model so.
+// Every call of a batch is checked as a single call is.
 func checkSecretUse(r Reply, held []trust.NamedSecret, page *Snapshot) error {
-	if r.Type != ReplyToolCall || r.Tool.Secret == "" {
+	if r.Type != ReplyToolCall {
 		return nil
 	}
-	if err := trust.CheckSecretUse(held, r.Tool.Secret, page.URL); err != nil {
-		return fmt.Errorf("type with secret %q cannot be used: %w", r.Tool.Secret, err)
+	calls := r.Tools
+	if len(calls) == 0 {
+		calls = []Tool{r.Tool}
+	}
+	for _, t := range calls {
+		if t.Secret == "" {
+			continue
+		}
+		if err := trust.CheckSecretUse(held, t.Secret, page.URL); err != nil {
+			return fmt.Errorf("type with secret %q cannot be used: %w", t.Secret, err)
+		}
 	}
 	return nil
 }
@@ -86,15 +102,28 @@ func askKind(e Entry) *trust.UserRequest {
 // approveSecretType is the call an approval carries out. A held type into a secret field was
 // kept masked, so the client cannot be given it: the approval observes instead, tells the model
 // to type the value again, and remembers the approval so that the same call is not held twice.
-func approveSecretType(run *Run, held Tool, reply *Result) Tool {
-	if held.Name != ToolType || held.Text != trust.Mask {
-		return held
+//
+// A held batch (pending, which runs from its start) is given whole unless any of its calls is
+// such a type: then the approval observes the same way, and remembers the held call.
+func approveSecretType(run *Run, held Tool, pending []Tool, reply *Result) (Tool, []Tool) {
+	masked := maskedType(held)
+	for _, t := range pending {
+		masked = masked || maskedType(t)
+	}
+	if !masked {
+		if len(pending) > 0 {
+			return pending[0], pending // a held batch runs from its start
+		}
+		return held, nil
 	}
 	approved := held
 	run.ApprovedSecretType = &approved
 	reply.Message += " The server does not keep typed secrets: type the value again (this call will not be asked about again)."
-	return Tool{Name: ToolObserve}
+	return Tool{Name: ToolObserve}, nil
 }
+
+// maskedType reports whether the call is a type whose secret text the run kept masked.
+func maskedType(t Tool) bool { return t.Name == ToolType && t.Text == trust.Mask }
 
 // approvedSecretType reports whether the call is the approved held type into a secret field
 // (compared as kept, masked), and uses the approval up.

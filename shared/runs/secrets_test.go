@@ -102,7 +102,7 @@ func TestTypeWithNamedSecret(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
-			resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "Sign in to the CRM", runs.ModeAutonomous, "", "", held)
+			resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "Sign in to the CRM", runs.ModeAutonomous, "", "", held, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/screenagent/backend/shared/actionbatch"
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/trust"
 	"github.com/screenagent/backend/shared/trust/gate"
@@ -125,7 +126,7 @@ func orDefault(d, def time.Duration) time.Duration {
 
 // Start creates a run for the tenant's user. An empty mode is careful: the gate is on unless
 // the client asks for autonomy.
-func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode Mode, timezone, locale string, secrets []trust.NamedSecret) (StartResponse, error) {
+func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode Mode, timezone, locale string, secrets []trust.NamedSecret, capabilities []string) (StartResponse, error) {
 	task = strings.TrimSpace(task)
 	switch {
 	case task == "":
@@ -147,13 +148,17 @@ func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode
 	case err != nil:
 		return StartResponse{}, invalid("locale", "%s", err.Error())
 	}
+	batch, err := actionbatch.Declared(capabilities)
+	if err != nil {
+		return StartResponse{}, invalid("capabilities", "%s", err.Error())
+	}
 	maxSteps := s.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
 	}
 	run, err := s.Store.Create(ctx, Run{
 		ID: uuid.NewString(), TenantID: tenantID, UserID: userID, Task: task, Mode: mode,
-		Status: StatusCreated, MaxSteps: maxSteps, Timezone: clock.Name(), Locale: clock.Locale, SecretNames: secrets,
+		Status: StatusCreated, MaxSteps: maxSteps, Timezone: clock.Name(), Locale: clock.Locale, SecretNames: secrets, Batch: batch,
 	})
 	if err != nil {
 		return StartResponse{}, err
@@ -170,6 +175,8 @@ type StepRequest struct {
 	Snapshot *Snapshot
 	// LastActionResult is the result of the last step's action; nil when none.
 	LastActionResult *Result
+	// LastActionResults are the results of each call of the last step's batch, in order.
+	LastActionResults []Result
 	// SecretNames are the secrets the client holds; nil keeps the run's.
 	SecretNames    []trust.NamedSecret
 	IdempotencyKey string
@@ -202,7 +209,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 	if req.SecretNames != nil {
 		next.SecretNames = req.SecretNames
 	}
-	result := redactResult(&next, req.LastActionResult)
+	result := redactResult(&next, withParts(req.LastActionResult, req.LastActionResults))
 	if run.CurrentStep == 0 {
 		result = nil // no action has been taken yet
 	}
@@ -240,9 +247,9 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 		system, user := buildPrompt(promptInput{
 			Task: run.Task, History: history, Results: results, Earlier: run.CurrentStep - len(history),
 			Page: page, Reflection: adjusting(run.Reflections, run.CurrentStep), Secrets: next.SecretNames,
-			Step: run.CurrentStep + 1, MaxSteps: run.MaxSteps, Now: s.now(), Clock: run.clock(),
+			Step: run.CurrentStep + 1, MaxSteps: run.MaxSteps, Now: s.now(), Clock: run.clock(), Batch: run.Batch,
 		})
-		if d, err = s.decide(ctx, system, user, page, next.SecretNames); err != nil || d.invalid != "" {
+		if d, err = s.decide(ctx, system, user, page, next.SecretNames, run.Batch); err != nil || d.invalid != "" {
 			// The run stays exactly as it was: the client retries the step.
 			if errors.Is(err, llm.ErrNotConfigured) {
 				// Not an outage: the cold start logged what to set, and the edge answers with it.
@@ -259,11 +266,23 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 	m := d.metrics()
 	// The client gets the call as decided; the run keeps it with a secret typed into a secret
 	// field masked, and the model's words with every typed secret redacted.
+	// Every call of a batch is kept as a single call is.
 	var sent *Tool
+	var sentAll, keptAll []Tool
 	if d.reply.Type == ReplyToolCall {
 		sent = &d.reply.Tool
+		sentAll = []Tool{d.reply.Tool}
+		if len(d.reply.Tools) > 1 {
+			sentAll = d.reply.Tools
+		}
+		for i := range sentAll {
+			keptAll = append(keptAll, *storedTool(&next, &sentAll[i], page))
+		}
 	}
-	kept := storedTool(&next, sent, page)
+	var kept *Tool
+	if len(keptAll) > 0 {
+		kept = &keptAll[0]
+	}
 	redactReply(&next, &d.reply)
 
 	entry := Entry{
@@ -282,6 +301,9 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 		next.Status, next.PendingQuestion = StatusWaitingUser, d.reply.Question
 	default:
 		entry.Action, entry.Tool = kept.Name, kept
+		if len(keptAll) > 1 {
+			entry.Tools = keptAll
+		}
 		next.Status = StatusRunning
 	}
 	if d.reply.Type != ReplyFinal {
@@ -291,15 +313,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 	}
 	if d.reply.Type == ReplyToolCall {
 		scope := fmt.Sprintf("%s/%s/%d", run.TenantID, run.ID, entry.StepNumber)
-		if f, risky := checkGate(*entry.Tool, page, rules, scope, d.reply.Payment); risky && !approvedSecretType(&next, entry.Tool) {
-			if run.Mode == ModeCareful {
-				entry.Action, entry.Question, entry.Warning = ToolAskUser, f.Question, f.Reason
-				next.Status, next.PendingQuestion, next.PendingTool = StatusWaitingUser, f.Question, entry.Tool
-				next.PendingConfirmation = f.ConfirmationID
-			} else {
-				entry.Warning = f.Reason + " (allowed in autonomous mode)"
-			}
-		}
+		gateCalls(&entry, &next, page, rules, run.Mode, scope, d.reply.Payment)
 	}
 	next.ApprovedSecretType = nil // an approval holds for the step right after it only
 	if d.reply.Type != ReplyFinal && dueReflection(entry.StepNumber, run.Reflections) {
@@ -321,6 +335,9 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 		resp.UserRequest = askKind(entry)
 	default:
 		resp.Action, resp.Tool = ActionExecuteTool, toolView(sent)
+		if run.Batch {
+			resp.Tools = toolViews(sentAll)
+		}
 	}
 	return s.save(ctx, idem, run, next, &entry, resp)
 }
@@ -328,7 +345,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 // stop ends the run with status error and reason, keeping the last result for the history.
 func (s *Service) stop(ctx context.Context, idem idemRequest, prev, next Run, result *Result, reason string, m StepMetrics) (StepResponse, error) {
 	next.Status, next.Error, next.LastResult = StatusError, reason, result
-	next.PendingQuestion, next.PendingTool, next.PendingConfirmation = "", nil, ""
+	next.PendingQuestion, next.PendingTool, next.PendingConfirmation, next.PendingTools = "", nil, "", nil
 	return s.save(ctx, idem, prev, next, nil, StepResponse{Action: ActionError, Error: reason, State: stateOf(next), Metrics: m})
 }
 
@@ -383,7 +400,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	}
 	answer := &UserAnswer{Approved: req.Approved, Text: text, UserID: req.UserID}
 	next := run
-	next.PendingQuestion, next.PendingTool, next.PendingConfirmation = "", nil, ""
+	next.PendingQuestion, next.PendingTool, next.PendingConfirmation, next.PendingTools = "", nil, "", nil
 	if req.SecretNames != nil {
 		next.SecretNames = req.SecretNames
 	}
@@ -398,16 +415,20 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	if run.PendingTool != nil {
 		tool = *run.PendingTool
 	}
-	tool = approveSecretType(&next, tool, reply)
+	tool, pending := approveSecretType(&next, tool, run.PendingTools, reply)
 	entry := Entry{
-		StepNumber: run.CurrentStep + 1, Action: tool.Name, Tool: &tool, PreviousResult: reply,
+		StepNumber: run.CurrentStep + 1, Action: tool.Name, Tool: &tool, Tools: pending, PreviousResult: reply,
 		UserAnswer: answer, PageHash: fingerprint(run.CurrentSnapshot),
 	}
 	if run.CurrentSnapshot != nil {
 		entry.URL = run.CurrentSnapshot.URL
 	}
 	next.Status, next.CurrentStep = StatusRunning, entry.StepNumber
-	return s.save(ctx, idem, run, next, &entry, StepResponse{Action: ActionExecuteTool, Tool: toolView(&tool), State: stateOf(next)})
+	resp := StepResponse{Action: ActionExecuteTool, Tool: toolView(entry.Tool), State: stateOf(next)}
+	if run.Batch {
+		resp.Tools = toolViews(callsOf(entry))
+	}
+	return s.save(ctx, idem, run, next, &entry, resp)
 }
 
 // Cancel cancels an unfinished run. A finished run (completed, failed or already cancelled) is
@@ -423,7 +444,7 @@ func (s *Service) Cancel(ctx context.Context, tenantID, userID, runID string) er
 		}
 		next := run
 		next.Status, next.Error = StatusCancelled, "Cancelled by the user."
-		next.PendingQuestion, next.PendingTool, next.PendingConfirmation = "", nil, ""
+		next.PendingQuestion, next.PendingTool, next.PendingConfirmation, next.PendingTools = "", nil, "", nil
 		err = s.write(ctx, func(ctx context.Context) error { return s.Store.Save(ctx, run, next, nil, nil) })
 		if !errors.Is(err, ErrConflict) {
 			return err

@@ -45,7 +45,7 @@ func newFixture(t *testing.T) *fixture {
 
 func (f *fixture) start(t *testing.T, mode runs.Mode) string {
 	t.Helper()
-	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "Find pricing information", mode, "", "", nil)
+	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "Find pricing information", mode, "", "", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,14 +136,14 @@ func TestStartValidates(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := f.svc.Start(context.Background(), "ten-a", "u-1", tc.task, tc.mode, "", "", nil)
+			_, err := f.svc.Start(context.Background(), "ten-a", "u-1", tc.task, tc.mode, "", "", nil, nil)
 			var ve *runs.ValidationError
 			if !errors.As(err, &ve) || ve.Field != tc.field {
 				t.Errorf("Start() error = %v, want a ValidationError on %s", err, tc.field)
 			}
 		})
 	}
-	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "t", "", "", "", nil)
+	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "t", "", "", "", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

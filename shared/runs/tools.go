@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/screenagent/backend/shared/actionbatch"
 )
 
 // tools is the run API's tool table (PROXY_SERVER_API.md, "Tool"). Everything about a tool
@@ -19,15 +21,15 @@ var tools = []toolSpec{
 	{name: ToolObserve, description: "wait for the page to settle, then take a fresh snapshot"},
 	{name: ToolNavigate, description: "open a URL", acts: actsNavigate,
 		args: []argSpec{{name: "url", kind: argURL, example: `"https://..."`}}},
-	{name: ToolClick, description: "click an element", acts: actsActivate,
+	{name: ToolClick, description: "click an element", acts: actsActivate, batch: actionbatch.Leaves,
 		args: []argSpec{{name: "id", kind: argElement, example: `"agent-1"`}}},
-	{name: ToolType, description: "type text into an input (fires input and change events); a select takes an option's text", acts: actsInput,
+	{name: ToolType, description: "type text into an input (fires input and change events); a select takes an option's text", acts: actsInput, batch: actionbatch.InPage,
 		args: []argSpec{{name: "id", kind: argElement, example: `"agent-2"`}, {name: "text", kind: argText, example: `"..."`},
 			{name: "submit", kind: argSubmit, optional: true, example: "false", note: "submit true presses Enter after typing"},
 			{name: "secret", kind: argSecret, optional: true, example: `"name"`, hidden: true}}},
 	{name: ToolScroll, description: "scroll the page",
 		args: []argSpec{{name: "deltaY", kind: argPixels, example: "600", note: "pixels; positive scrolls down"}}},
-	{name: ToolPress, description: "press a keyboard key", acts: actsKey,
+	{name: ToolPress, description: "press a keyboard key", acts: actsKey, batch: actionbatch.Leaves,
 		args: []argSpec{{name: "key", kind: argKey, example: `"Enter"`}}},
 	{name: ToolAskUser, description: "ask the user a question", reply: ReplyAskUser,
 		args: []argSpec{{name: "question", kind: argQuestion, example: `"..."`}}},
@@ -44,6 +46,9 @@ type toolSpec struct {
 	// executes (tool_call), ReplyAskUser or ReplyFinal for the two the server handles itself.
 	reply string
 	acts  acts
+	// batch says where a call may stand in a batch (tool_calls); see batchRole for the
+	// calls whose role depends on their arguments or element.
+	batch actionbatch.Role
 }
 
 // acts is what a call does to the page: what the security gate judges (gate.go).

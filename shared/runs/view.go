@@ -47,9 +47,12 @@ type StartResponse struct {
 // StepResponse is the body of POST /agent/run/{runId}/step and /answer: one of execute_tool
 // (with tool), ask_user (question), finish (result) or error (error).
 type StepResponse struct {
-	Action   string    `json:"action"`
-	Tool     *ToolView `json:"tool,omitempty"`
-	Question string    `json:"question,omitempty"`
+	Action string    `json:"action"`
+	Tool   *ToolView `json:"tool,omitempty"`
+	// Tools are the calls to execute in order, for a run whose client declared actionBatch; Tool
+	// is the first.
+	Tools    []ToolView `json:"tools,omitempty"`
+	Question string     `json:"question,omitempty"`
 	// UserRequest says what kind of answer the question asks for, and in which fields.
 	UserRequest *trust.UserRequest `json:"userRequest,omitempty"`
 	Result      string             `json:"result,omitempty"`
@@ -101,14 +104,16 @@ type GetResponse struct {
 // HistoryView is one step of the history. Observation is the result of the step's action (or
 // the user's answer to a question), absent until it arrives.
 type HistoryView struct {
-	StepNumber  int       `json:"stepNumber"`
-	Action      string    `json:"action"`
-	Tool        *ToolView `json:"tool,omitempty"`
-	Question    string    `json:"question,omitempty"`
-	Answer      string    `json:"answer,omitempty"`
-	Observation string    `json:"observation,omitempty"`
-	Warning     string    `json:"warning,omitempty"`
-	Timestamp   int64     `json:"timestamp"`
+	StepNumber int       `json:"stepNumber"`
+	Action     string    `json:"action"`
+	Tool       *ToolView `json:"tool,omitempty"`
+	// Tools are the calls of a batch step, in order: one step with its parts.
+	Tools       []ToolView `json:"tools,omitempty"`
+	Question    string     `json:"question,omitempty"`
+	Answer      string     `json:"answer,omitempty"`
+	Observation string     `json:"observation,omitempty"`
+	Warning     string     `json:"warning,omitempty"`
+	Timestamp   int64      `json:"timestamp"`
 }
 
 // ReflectionView is one self-reflection.
@@ -144,8 +149,14 @@ func runView(r Run, entries []Entry) RunView {
 			StepNumber: e.StepNumber, Action: e.Action, Tool: toolView(e.Tool), Question: e.Question, Answer: e.Answer,
 			Warning: e.Warning, Timestamp: e.CreatedAt.UnixMilli(),
 		}
+		if len(e.Tools) > 1 {
+			h.Tools = toolViews(e.Tools)
+		}
 		if results[i] != nil {
 			h.Observation = results[i].Observation()
+			if len(results[i].Parts) > 1 {
+				h.Observation = describeParts(results[i].Parts, e.Tools)
+			}
 		}
 		v.History = append(v.History, h)
 	}

@@ -51,8 +51,10 @@ const (
 type Brief struct {
 	Index   int    `json:"index" dynamodbav:"index"`
 	Thought string `json:"thought,omitempty" dynamodbav:"thought,omitempty"`
-	// Action is the action as stored (secrets masked).
+	// Action is the action as stored (secrets masked), the first of a batch.
 	Action string `json:"action" dynamodbav:"action"`
+	// Actions are the parts of a batch as stored; nil for one action.
+	Actions []string `json:"actions,omitempty" dynamodbav:"actions,omitempty"`
 	// Result is the client's report on the action, filled in by the next request.
 	Result *Report `json:"result,omitempty" dynamodbav:"result,omitempty"`
 	// Reported is set once the next request arrived (with or without a report).

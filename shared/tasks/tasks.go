@@ -63,6 +63,16 @@ type ActionError struct {
 type Report struct {
 	Status string       `json:"status" dynamodbav:"status"`
 	Error  *ActionError `json:"error,omitempty" dynamodbav:"error,omitempty"`
+	// Results are the outcomes of each action of a batch, in order (lastActionResults).
+	Results []ActionResult `json:"results,omitempty" dynamodbav:"results,omitempty"`
+}
+
+// ActionResult is the client's outcome of one action of a batch: success, failure, or skipped
+// (not run, after a failure or a page change).
+type ActionResult struct {
+	Action string       `json:"action" dynamodbav:"action"`
+	Status string       `json:"status" dynamodbav:"status"`
+	Error  *ActionError `json:"error,omitempty" dynamodbav:"error,omitempty"`
 }
 
 // Failed reports whether the client said the action failed.
@@ -78,8 +88,10 @@ type Usage struct {
 type Step struct {
 	Index   int
 	Thought string
-	// Action is the canonical action string sent to the client.
+	// Action is the canonical action string sent to the client (the first of a batch).
 	Action string
+	// Actions are the parts of a batch, in order, as stored (secrets masked); nil for one action.
+	Actions []string
 	// ModelAction is what the model answered when the server replaced it (e.g. finish → verifySuccess).
 	ModelAction string
 	// PreviousReport is the client's report on the previous step's action, received with this request.

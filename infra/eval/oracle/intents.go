@@ -28,6 +28,34 @@ var intents = []intent{
 	{"price", regexp.MustCompile(`(?i)^what is the price of (?:the )?"?([^"?]+?)"?\?`), price},
 	{"open from catalogue", regexp.MustCompile(`(?i)^open the product page of the "([^"]+)" in the full catalogue`), openFromCatalogue},
 	{"answer from the web", regexp.MustCompile(`(?i)^answer the quiz question "([^"]+)" on this page`), webFact},
+	{"form with details", regexp.MustCompile(`(?i)^(?:get|request|fill in) .*? with these details: (.+)$`), detailsForm},
+}
+
+// detail is one `Label "value"` of a task's list of details.
+var detail = regexp.MustCompile(`([^",:][^",]*?) "([^"]*)"`)
+
+// detailsForm fills what the page asks of the task's details, page after page, clicking the
+// page's own button, until the page shows the result.
+func detailsForm(p *Prompt, t []string) Move {
+	pg := p.Page
+	if pg.HasText("is ready") || pg.HasText("thank you") {
+		return finish("The form is complete: "+pg.Lines[0].Text, "The site shows the result: the form went through.")
+	}
+	var fields [][2]string
+	for _, m := range detail.FindAllStringSubmatch(t[1], -1) {
+		if _, ok := pg.FieldLabelled(strings.TrimSpace(m[1])); ok {
+			fields = append(fields, [2]string{strings.TrimSpace(m[1]), m[2]})
+		}
+	}
+	if len(fields) == 0 {
+		return fail("the page asks for none of the details I was given")
+	}
+	for _, e := range pg.Elements {
+		if e.Tag == "button" && e.Label() != "" {
+			return p.form(fields, e.Label())
+		}
+	}
+	return fail("I see no button to send the form")
 }
 
 // operatorInstruction is text that, outside the page's untrusted block, reads as an order from
@@ -63,7 +91,7 @@ func (p *Prompt) filled(e Element, want string) bool {
 		return false
 	}
 	for _, h := range p.History {
-		if !h.Failed && (strings.HasPrefix(h.Action, "setValue("+e.ID+", ") || strings.HasPrefix(h.Action, `type {"id":"`+e.ID+`"`)) && strings.Contains(h.Action, want) {
+		if !h.Failed && (strings.Contains(h.Action, "setValue("+e.ID+", ") || strings.Contains(h.Action, `type {"id":"`+e.ID+`"`)) && strings.Contains(h.Action, want) {
 			return true
 		}
 	}
@@ -73,23 +101,45 @@ func (p *Prompt) filled(e Element, want string) bool {
 func masked(v string) bool { return strings.Trim(v, "•*●x[]masked ") == "" }
 
 // form fills the fields (label → value, in order) that do not hold their value yet, then
-// clicks the button.
+// clicks the button: one move at a time, or, when the prompt explains batches, all of them in
+// one batch that ends with the button.
 func (p *Prompt) form(fields [][2]string, button string) Move {
+	var moves []Move
 	for _, f := range fields {
 		e, ok := p.Page.FieldLabelled(f[0])
 		if !ok {
 			return fail("I see no field labelled %q on the page", f[0])
 		}
 		if !p.filled(e, f[1]) {
-			return fill(e, f[1], fmt.Sprintf("I enter %q in the field labelled %s.", f[1], f[0]))
+			moves = append(moves, fill(e, f[1], fmt.Sprintf("I enter %q in the field labelled %s.", f[1], f[0])))
 		}
 	}
 	b, ok := p.Page.Button(button)
-	if !ok {
+	switch {
+	case len(moves) > 0 && (!p.Batches || !ok):
+		return moves[0]
+	case !ok:
 		return fail("the form is filled, but I see no %q button", button)
 	}
-	return click(b, fmt.Sprintf("Everything is filled in; I click %q.", button))
+	moves = append(moves, click(b, fmt.Sprintf("Everything is filled in; I click %q.", button)))
+	return batch(moves, fmt.Sprintf("I fill in the %d fields the page still needs and click %q.", len(moves)-1, button))
 }
+
+// batch is moves as one batch (at most the limit a prompt states for batches), with one thought.
+func batch(moves []Move, thought string) Move {
+	if len(moves) == 1 {
+		return moves[0]
+	}
+	if len(moves) > maxBatch {
+		moves, thought = moves[:maxBatch], "I fill in the first fields the page needs."
+	}
+	first := moves[0]
+	first.Thought, first.Then = thought, moves[1:]
+	return first
+}
+
+// maxBatch is the most actions a batch may hold, as the prompts that explain batches say.
+const maxBatch = 10
 
 func searchOpen(p *Prompt, t []string) Move {
 	q := t[1]

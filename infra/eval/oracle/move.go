@@ -29,6 +29,8 @@ type Move struct {
 	Element Element
 	Text    string // Fill's text, Navigate's URL, Ask's question, Finish's answer, Fail's reason, Search's query
 	Thought string
+	// Then are the moves that follow this one in a batch, for a prompt that explains batches.
+	Then []Move
 }
 
 func click(e Element, thought string) Move { return Move{Kind: Click, Element: e, Thought: thought} }
@@ -54,8 +56,27 @@ func (m Move) Reply(p *Prompt) string {
 	if p.API == Run {
 		return m.runReply()
 	}
+	if len(m.Then) > 0 {
+		lines := []string{m.action(p)}
+		for _, n := range m.Then {
+			lines = append(lines, n.action(p))
+		}
+		return "<Thought>" + m.Thought + "</Thought>\n<Actions>\n" + strings.Join(lines, "\n") + "\n</Actions>"
+	}
+	return "<Thought>" + m.finishThought(p) + "</Thought>\n<Action>" + m.action(p) + "</Action>"
+}
+
+// finishThought is the thought, with the answer added when finish cannot carry it.
+func (m Move) finishThought(p *Prompt) string {
+	if m.Kind == Finish && !p.FinishTakesAnswer && m.Text != "" && !strings.Contains(m.Thought, m.Text) {
+		return m.Thought + " " + m.Text
+	}
+	return m.Thought
+}
+
+// action is the move in the interact grammar.
+func (m Move) action(p *Prompt) string {
 	action := ""
-	thought := m.Thought
 	switch m.Kind {
 	case Click:
 		action = "click(" + m.Element.ID + ")"
@@ -73,21 +94,29 @@ func (m Move) Reply(p *Prompt) string {
 		if p.FinishTakesAnswer && m.Text != "" {
 			action = "finish(" + strconv.Quote(m.Text) + ")"
 		} else {
-			// Without an answer channel the answer can only go in the thought.
+			// Without an answer channel the answer can only go in the thought (finishThought).
 			action = "finish()"
-			if m.Text != "" && !strings.Contains(thought, m.Text) {
-				thought += " " + m.Text
-			}
 		}
 	case Fail:
 		action = "fail(" + strconv.Quote(m.Text) + ")"
 	case Search:
 		action = "googleSearch(" + strconv.Quote(m.Text) + ")"
 	}
-	return "<Thought>" + thought + "</Thought>\n<Action>" + action + "</Action>"
+	return action
 }
 
 func (m Move) runReply() string {
+	if len(m.Then) > 0 {
+		var calls []any
+		for _, n := range append([]Move{m}, m.Then...) {
+			n.Then = nil
+			var one map[string]any
+			_ = json.Unmarshal([]byte(n.runReply()), &one)
+			calls = append(calls, one["tool"])
+		}
+		b, _ := json.Marshal(map[string]any{"type": "tool_calls", "tools": calls, "thought": m.Thought})
+		return string(b)
+	}
 	var v map[string]any
 	tool := func(name string, args map[string]any) map[string]any {
 		return map[string]any{"type": "tool_call", "tool": map[string]any{"name": name, "arguments": args}, "thought": m.Thought}

@@ -36,6 +36,8 @@ type Prompt struct {
 	Page    Page
 	// FinishTakesAnswer says the action grammar lets finish carry the task's answer.
 	FinishTakesAnswer bool
+	// Batches says the system prompt explains how to answer with several actions at once.
+	Batches bool
 	// Outside is the user message with the page part cut out: what the prompt presents as the
 	// server's own words.
 	Outside string
@@ -60,7 +62,8 @@ type Past struct {
 var (
 	pageBlock = regexp.MustCompile(`(?s)<page_content>\n?(.*?)\n?</page_content>`)
 	// interact: "Step 3:\n  Thought: …\n  Action: …\n  Result: …"
-	interactStep = regexp.MustCompile(`(?m)^Step \d+:\n\s+Thought: (.*)\n\s+Action: (.*)\n(?:\s+Server: .*\n)?\s+Result: (.*)$`)
+	// or, for a batch, "Actions (one batch): setValue(1, "a"); click(2)".
+	interactStep = regexp.MustCompile(`(?m)^Step \d+:\n\s+Thought: (.*)\n\s+Actions?(?: \(one batch\))?: (.*)\n(?:\s+Server: .*\n)?\s+Result: (.*)$`)
 	// run: "Step 3: click {"id":"agent-3"} → Clicked element agent-3"
 	runStep = regexp.MustCompile(`(?m)^Step \d+: (.*?) → (.*)$`)
 	// The user's replies: interact's conversation section, the run API's answer line.
@@ -81,6 +84,7 @@ func Read(system, user string) *Prompt {
 		p.API = Run
 	}
 	p.FinishTakesAnswer = finishArg.MatchString(system)
+	p.Batches = strings.Contains(system, "<Actions>") || strings.Contains(system, `{"type": "tool_calls"`)
 	page := ""
 	if m := pageBlock.FindStringSubmatchIndex(user); m != nil {
 		page = dedent(user[m[2]:m[3]])
@@ -103,7 +107,7 @@ func Read(system, user string) *Prompt {
 		p.Task = field(p.Outside, "Task: ")
 		p.URL = field(p.Outside, "Current URL: ")
 		for _, m := range interactStep.FindAllStringSubmatch(p.Outside, -1) {
-			p.History = append(p.History, Past{Thought: jsonText(m[1]), Action: m[2], Result: m[3], Failed: strings.HasPrefix(m[3], "FAILED")})
+			p.History = append(p.History, Past{Thought: jsonText(m[1]), Action: m[2], Result: m[3], Failed: strings.HasPrefix(m[3], "FAILED") || strings.Contains(m[3], " FAILED — ")})
 		}
 		p.readSearches(p.Outside)
 		for _, line := range strings.Split(p.Outside, "\n") {

@@ -195,6 +195,22 @@ var All = []Scenario{
 		},
 	},
 	{
+		// Sixteen values over three pages: one step per page for a client that runs batches.
+		Name: "insurance-quote", Level: 3, APIs: both(), MaxSteps: 25,
+		Task: text(`Get a car insurance quote on this site with these details: First name "Ada", Last name "Lovelace", ` +
+			`Email "ada@example.com", Phone "5550100", Date of birth "1990-12-10", ZIP code "94103", Car make "Toyota", ` +
+			`Car model "Corolla", Model year "2021", Annual mileage "12000", Primary use "Commuting", Years licensed "12", ` +
+			`Accidents in the last 5 years "0", Coverage "Standard", Start date "2027-01-01", Payment plan "Monthly".`),
+		Start: url(sites.Insure, "/quote"),
+		Check: func(st sites.State) error {
+			e, err := lastPost(st, sites.Insure, "/quote/done")
+			if err != nil {
+				return err
+			}
+			return formHas(e, quoteValues)
+		},
+	},
+	{
 		Name: "answer-price", Level: 1, APIs: both(),
 		Task:  text(`What is the price of the "Blue teapot"?`),
 		Start: url(sites.Shop, "/teapots"),
@@ -207,4 +223,12 @@ func cartHas(st sites.State, site, item string) error {
 		return fmt.Errorf("%s's list holds %v, want %s", site, st.Carts[site], item)
 	}
 	return nil
+}
+
+// quoteValues are the insurance quote's values as the site's form names them, the ones the
+// task gives.
+var quoteValues = map[string]string{
+	"first": "Ada", "last": "Lovelace", "email": "ada@example.com", "phone": "5550100", "birth": "1990-12-10", "zip": "94103",
+	"make": "Toyota", "model": "Corolla", "year": "2021", "mileage": "12000", "use": "Commuting",
+	"licensed": "12", "accidents": "0", "coverage": "Standard", "start": "2027-01-01", "plan": "Monthly",
 }

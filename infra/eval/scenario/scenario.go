@@ -29,6 +29,8 @@ type Scenario struct {
 	Start func(s *sites.Server) string
 	// Mode is the run API's mode (autonomous unless set).
 	Mode string
+	// MaxSteps is the client's step cap for the scenario (the suite's when 0).
+	MaxSteps int
 	// User answers the agent's questions; nil means the user has nothing to say.
 	User func(question string) (reply string, approved bool)
 	// Check decides success from what the sites saw: nil is success, an error says what is wrong.

@@ -24,6 +24,7 @@ const (
 	People = "people.test"
 	CRM    = "crm.test"
 	Pay    = "pay.test"
+	Insure = "insure.test"
 )
 
 // Event is one thing a site saw, in order.
@@ -203,6 +204,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.crm(w, r, e)
 	case Pay:
 		s.pay(w, r, e)
+	case Insure:
+		s.insure(w, r, e)
 	default:
 		http.Error(w, "unknown site "+e.Host, http.StatusNotFound)
 	}

@@ -25,14 +25,14 @@ func verdict(r Result) string {
 // WriteTable prints the results as one table with totals.
 func (rep *Report) WriteTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\tL\tAPI\tresult\tsteps\tLLM calls\tcalls/step\tprompt tok\tcompl tok\ttime\tcost $\treason")
+	fmt.Fprintln(tw, "scenario\tL\tAPI\tresult\tsteps\tLLM calls\tcalls/step\tactions\tactions/step\tprompt tok\tcompl tok\ttime\tcost $\treason")
 	for _, r := range rep.Scenarios {
 		reason := r.Reason
 		if r.ExpectedFail && !r.Success {
 			reason = r.ExpectedFailReason + " — " + r.Reason
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%s\t%d\t%d\t%.1fs\t%.4f\t%s\n", r.Name, r.Level, r.API, verdict(r), r.Steps, r.LLMCalls,
-			perStep(r.LLMCalls, r.Steps), r.PromptTokens, r.CompletionTokens, float64(r.WallMs)/1000, r.CostUSD, oneLine(reason, 160))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%s\t%d\t%s\t%d\t%d\t%.1fs\t%.4f\t%s\n", r.Name, r.Level, r.API, verdict(r), r.Steps, r.LLMCalls,
+			perStep(r.LLMCalls, r.Steps), r.Actions, perStep(r.Actions, r.Steps), r.PromptTokens, r.CompletionTokens, float64(r.WallMs)/1000, r.CostUSD, oneLine(reason, 160))
 	}
 	t := rep.Totals
 	passed := 0
@@ -41,14 +41,14 @@ func (rep *Report) WriteTable(w io.Writer) {
 			passed++
 		}
 	}
-	fmt.Fprintf(tw, "TOTAL\t\t\t%d/%d passed\t%d\t%d\t%s\t%d\t%d\t\t%.4f\t%s tokens/step, %d unexpected\n", passed, len(rep.Scenarios), t.Steps, t.LLMCalls,
-		perStep(t.LLMCalls, t.Steps), t.PromptTokens, t.CompletionTokens, t.CostUSD, perStep(t.PromptTokens+t.CompletionTokens, t.Steps), len(rep.unexpected()))
+	fmt.Fprintf(tw, "TOTAL\t\t\t%d/%d passed\t%d\t%d\t%s\t%d\t%s\t%d\t%d\t\t%.4f\t%s tokens/step, %d unexpected\n", passed, len(rep.Scenarios), t.Steps, t.LLMCalls,
+		perStep(t.LLMCalls, t.Steps), t.Actions, perStep(t.Actions, t.Steps), t.PromptTokens, t.CompletionTokens, t.CostUSD, perStep(t.PromptTokens+t.CompletionTokens, t.Steps), len(rep.unexpected()))
 	tw.Flush()
 	model := rep.Model
 	if rep.Oracle {
 		model = "the oracle"
 	}
-	fmt.Fprintf(w, "model: %s; average LLM calls per step: %.2f\n", model, t.CallsPerStep)
+	fmt.Fprintf(w, "model: %s; average LLM calls per step: %.2f; actions per step: %.2f; steps per task: %.1f\n", model, t.CallsPerStep, t.ActionsPerStep, t.StepsPerTask)
 }
 
 func (rep *Report) unexpected() []Result {

@@ -53,6 +53,8 @@ type Config struct {
 	Model Model
 	// DynamoDBEndpoint is a running DynamoDB Local to use; empty starts one.
 	DynamoDBEndpoint string
+	// Batch makes the thin client declare actionBatch: it runs several actions per answer.
+	Batch bool
 	// MaxSteps and CaseTimeout bound each case.
 	MaxSteps    int
 	CaseTimeout time.Duration
@@ -66,19 +68,21 @@ type Config struct {
 
 // Result is one case's outcome (a scenario on one API).
 type Result struct {
-	Name               string  `json:"name"`
-	Level              int     `json:"level"`
-	API                string  `json:"api"`
-	Success            bool    `json:"success"`
-	ExpectedFail       bool    `json:"expectedFail"`
-	ExpectedFailReason string  `json:"expectedFailReason"`
-	Steps              int     `json:"steps"`
-	LLMCalls           int     `json:"llmCalls"`
-	PromptTokens       int     `json:"promptTokens"`
-	CompletionTokens   int     `json:"completionTokens"`
-	WallMs             int64   `json:"wallMs"`
-	CostUSD            float64 `json:"costUSD"`
-	Reason             string  `json:"reason"`
+	Name               string `json:"name"`
+	Level              int    `json:"level"`
+	API                string `json:"api"`
+	Success            bool   `json:"success"`
+	ExpectedFail       bool   `json:"expectedFail"`
+	ExpectedFailReason string `json:"expectedFailReason"`
+	Steps              int    `json:"steps"`
+	LLMCalls           int    `json:"llmCalls"`
+	// Actions counts the actions the client was given over all steps (a batch counts each).
+	Actions          int     `json:"actions"`
+	PromptTokens     int     `json:"promptTokens"`
+	CompletionTokens int     `json:"completionTokens"`
+	WallMs           int64   `json:"wallMs"`
+	CostUSD          float64 `json:"costUSD"`
+	Reason           string  `json:"reason"`
 
 	Transcript drive.Transcript `json:"-"`
 }
@@ -91,6 +95,9 @@ type Totals struct {
 	Steps            int     `json:"steps"`
 	LLMCalls         int     `json:"llmCalls"`
 	CallsPerStep     float64 `json:"callsPerStep"`
+	Actions          int     `json:"actions"`
+	ActionsPerStep   float64 `json:"actionsPerStep"`
+	StepsPerTask     float64 `json:"stepsPerTask"`
 	PromptTokens     int     `json:"promptTokens"`
 	CompletionTokens int     `json:"completionTokens"`
 	CostUSD          float64 `json:"costUSD"`
@@ -222,7 +229,7 @@ func runCase(ctx context.Context, cfg Config, c scenario.Case, s *sites.Server, 
 	defer tab.Close()
 	user := c.User
 	task := drive.Task{
-		Text: c.Task(s), StartURL: c.Start(s), Mode: c.Mode, MaxSteps: cmp.Or(cfg.MaxSteps, 20), StepTimeout: stepTimeout,
+		Text: c.Task(s), StartURL: c.Start(s), Mode: c.Mode, MaxSteps: cmp.Or(c.MaxSteps, cfg.MaxSteps, 20), StepTimeout: stepTimeout, Batch: cfg.Batch,
 		User: func(q string) (string, bool) {
 			if user == nil {
 				s.UserAnswered(q, "", false)
@@ -246,6 +253,9 @@ func runCase(ctx context.Context, cfg Config, c scenario.Case, s *sites.Server, 
 	r.Transcript = tr
 	r.WallMs = time.Since(start).Milliseconds()
 	r.Steps, r.LLMCalls, r.PromptTokens, r.CompletionTokens = len(tr.Steps), used.Calls, used.PromptTokens, used.CompletionTokens
+	for _, st := range tr.Steps {
+		r.Actions += st.Actions
+	}
 	r.CostUSD = (float64(used.PromptTokens)*cfg.Model.PriceIn + float64(used.CompletionTokens)*cfg.Model.PriceOut) / 1e6
 	checkErr := c.Check(s.State())
 	r.Success = checkErr == nil
@@ -267,12 +277,17 @@ func (rep *Report) total() {
 	for _, r := range rep.Scenarios {
 		t.Steps += r.Steps
 		t.LLMCalls += r.LLMCalls
+		t.Actions += r.Actions
 		t.PromptTokens += r.PromptTokens
 		t.CompletionTokens += r.CompletionTokens
 		t.CostUSD += r.CostUSD
 	}
 	if t.Steps > 0 {
 		t.CallsPerStep = float64(t.LLMCalls) / float64(t.Steps)
+		t.ActionsPerStep = float64(t.Actions) / float64(t.Steps)
+	}
+	if n := len(rep.Scenarios); n > 0 {
+		t.StepsPerTask = float64(t.Steps) / float64(n)
 	}
 }
 

@@ -284,6 +284,20 @@ func (t *Tab) Wait(ctx context.Context, d time.Duration) Outcome {
 	return done("Waited %s", d)
 }
 
+// Structure identifies the page's address and the controls it shows, for a client running a
+// batch of actions: when it changes, the page the agent decided on is gone ("" when the page
+// cannot be read, which counts as changed).
+func (t *Tab) Structure(ctx context.Context) string {
+	if t.dialogOpen() != nil {
+		return ""
+	}
+	var s string
+	if err := t.call(ctx, &s, "structure"); err != nil {
+		return ""
+	}
+	return s
+}
+
 // URL is the address of the page the tab shows.
 func (t *Tab) URL(ctx context.Context) string {
 	var u string

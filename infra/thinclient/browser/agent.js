@@ -378,5 +378,13 @@
     return { ok: true, atEnd: atEnd(), atTop: window.scrollY <= 0 };
   }
 
-  window.__sa = { capture, target, setValue, focus, searchBox, scroll, scrollEdge, exists: (id) => !!find(id) };
+  // structure is what a batch of actions must leave unchanged to go on: the address and the
+  // shown controls of the whole document (not only the viewport, which scrolls as fields fill).
+  function structure() {
+    const shown = Array.from(document.querySelectorAll('a,button,input,select,textarea,[role],dialog'))
+      .filter((el) => el.getClientRects().length > 0);
+    return location.href + '#' + shown.length;
+  }
+
+  window.__sa = { capture, target, setValue, focus, searchBox, scroll, scrollEdge, structure, exists: (id) => !!find(id) };
 })();

@@ -120,16 +120,21 @@ type interactRequest struct {
 	// ConfirmationID approves the action the payment gate held at the last step.
 	ConfirmationID string   `json:"confirmationId,omitempty"`
 	SecretNames    []string `json:"secretNames,omitempty"`
+	// Capabilities and LastActionResults are sent by a client that runs batches.
+	Capabilities      []string             `json:"capabilities,omitempty"`
+	LastActionResults []tasks.ActionResult `json:"lastActionResults,omitempty"`
 }
 
 // interactResponse is the part of the NextActionResponse the client acts on.
 type interactResponse struct {
-	Thought      string `json:"thought"`
-	Action       string `json:"action"`
-	TaskID       string `json:"taskId"`
-	SessionID    string `json:"sessionId"`
-	Status       string `json:"status"`
-	UserQuestion string `json:"userQuestion"`
+	Thought string `json:"thought"`
+	Action  string `json:"action"`
+	// Actions is the batch, for a client that declared actionBatch.
+	Actions      []string `json:"actions"`
+	TaskID       string   `json:"taskId"`
+	SessionID    string   `json:"sessionId"`
+	Status       string   `json:"status"`
+	UserQuestion string   `json:"userQuestion"`
 	// ConfirmationID comes with a question about an action the payment gate held.
 	ConfirmationID string `json:"confirmationId"`
 	// Result is the task's answer, when the server returns one with finish.
@@ -153,16 +158,22 @@ type runResult struct {
 	Success bool   `json:"success"`
 	Message string `json:"message,omitempty"`
 	Error   string `json:"error,omitempty"`
+	Skipped bool   `json:"skipped,omitempty"`
+}
+
+// runTool is a tool call as the client executes it.
+type runTool struct {
+	Name       string         `json:"name"`
+	Parameters map[string]any `json:"parameters"`
 }
 
 // runResponse is the answer of /step and /answer.
 type runResponse struct {
-	Action string `json:"action"`
-	Tool   *struct {
-		Name       string         `json:"name"`
-		Parameters map[string]any `json:"parameters"`
-	} `json:"tool"`
-	Question string `json:"question"`
+	Action string   `json:"action"`
+	Tool   *runTool `json:"tool"`
+	// Tools is the batch, for a run started with actionBatch.
+	Tools    []runTool `json:"tools"`
+	Question string    `json:"question"`
 	// ConfirmationID comes with a question about an action the security gate held.
 	ConfirmationID string `json:"confirmationId"`
 	Result         string `json:"result"`
@@ -173,7 +184,7 @@ type runResponse struct {
 	} `json:"state"`
 }
 
-func (a *API) runStart(ctx context.Context, task, mode string, secretNames []string) (string, error) {
+func (a *API) runStart(ctx context.Context, task, mode string, secretNames, capabilities []string) (string, error) {
 	var out struct {
 		RunID string `json:"runId"`
 	}
@@ -181,15 +192,22 @@ func (a *API) runStart(ctx context.Context, task, mode string, secretNames []str
 	if len(secretNames) > 0 {
 		in["secretNames"] = secretNames
 	}
+	if capabilities != nil {
+		in["capabilities"] = capabilities
+	}
 	if err := a.post(ctx, "/agent/run/start", in, &out); err != nil {
 		return "", err
 	}
 	return out.RunID, nil
 }
 
-func (a *API) runStep(ctx context.Context, runID string, snap *runs.Snapshot, last *runResult) (runResponse, error) {
+func (a *API) runStep(ctx context.Context, runID string, snap *runs.Snapshot, last *runResult, parts []runResult) (runResponse, error) {
 	var out runResponse
-	err := a.post(ctx, "/agent/run/"+runID+"/step", map[string]any{"snapshot": snap, "lastActionResult": last}, &out)
+	in := map[string]any{"snapshot": snap, "lastActionResult": last}
+	if len(parts) > 0 {
+		in["lastActionResults"] = parts
+	}
+	err := a.post(ctx, "/agent/run/"+runID+"/step", in, &out)
 	return out, err
 }
 

@@ -24,7 +24,9 @@ type Task struct {
 	StartURL string
 	// Mode is careful or autonomous, on both APIs (the interact API defaults to autonomous).
 	Mode string
-	User User
+	// Batch declares the actionBatch capability: the client runs several actions per answer.
+	Batch bool
+	User  User
 	// MaxSteps bounds the client's loop (default 25); StepTimeout one step, API call and action
 	// together (default 90 s).
 	MaxSteps    int
@@ -48,8 +50,12 @@ type Step struct {
 	URL string
 	// Screenshot is the page the agent decided on (PNG), when one could be taken.
 	Screenshot []byte
-	// Action is what the server answered, as it wrote it (`click(12)`, `type {"id":…}`, `ask_user`).
-	Action  string
+	// Action is what the server answered, as it wrote it (`click(12)`, `type {"id":…}`, `ask_user`);
+	// the actions of a batch, one per line.
+	Action string
+	// Actions counts the actions the answer carried (1, or a batch's size; 0 for a question or
+	// the end).
+	Actions int
 	Thought string
 	// OK and Result say how carrying the action out went.
 	OK     bool

@@ -49,6 +49,12 @@ const page = `<!doctype html><title>T</title><body><button onclick="document.tit
 
 func setup(t *testing.T, script ...string) (*fakeAPI, *API, *browser.Tab, string) {
 	t.Helper()
+	return setupSite(t, func(string) string { return page }, script...)
+}
+
+// setupSite is setup with a site that serves pageAt(path).
+func setupSite(t *testing.T, pageAt func(path string) string, script ...string) (*fakeAPI, *API, *browser.Tab, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	fake := &fakeAPI{script: script}
@@ -56,7 +62,7 @@ func setup(t *testing.T, script ...string) (*fakeAPI, *API, *browser.Tab, string
 	t.Cleanup(apiSrv.Close)
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
-		io.WriteString(w, page)
+		io.WriteString(w, pageAt(r.URL.Path))
 	}))
 	t.Cleanup(site.Close)
 	api, err := Login(ctx, apiSrv.URL, "a@b.c", "pw")

@@ -3,6 +3,7 @@ package drive
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/screenagent/backend/infra/thinclient/browser"
@@ -21,7 +22,7 @@ func Interact(ctx context.Context, api *API, tab *browser.Tab, task Task) Transc
 	if o := tab.Open(ctx, task.StartURL); !o.OK {
 		return tr.stop(ctx, fmt.Errorf("open %s: %s", task.StartURL, o.Message))
 	}
-	req := interactRequest{Query: task.Text, Mode: task.Mode, SecretNames: task.Secrets.Names()}
+	req := interactRequest{Query: task.Text, Mode: task.Mode, SecretNames: task.Secrets.Names(), Capabilities: task.capabilities()}
 	for n := 1; n <= task.maxSteps(); n++ {
 		sctx, cancel := context.WithTimeout(ctx, task.stepTimeout())
 		end, done := interactStep(sctx, api, tab, task, n, &req, &tr)
@@ -48,9 +49,16 @@ func interactStep(ctx context.Context, api *API, tab *browser.Tab, task Task, n 
 		task.started("sessionId", resp.SessionID)
 	}
 	req.TaskID, req.SessionID, req.Query, req.ConfirmationID = resp.TaskID, resp.SessionID, task.Text, ""
-	st.Action, st.Thought = resp.Action, resp.Thought
+	req.LastActionResults = nil
+	st.Action, st.Thought, st.Actions = resp.Action, resp.Thought, 1
 	if resp.Usage != nil {
 		st.PromptTokens, st.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
+	}
+	if len(resp.Actions) > 1 {
+		if err := runActions(ctx, tab, resp.Actions, task.Secrets, st, req, tr); err != nil {
+			return tr.stop(ctx, fmt.Errorf("step %d: %w", n, err)), true
+		}
+		return *tr, false
 	}
 	act, perr := actions.Parse(resp.Action)
 	switch {
@@ -59,18 +67,19 @@ func interactStep(ctx context.Context, api *API, tab *browser.Tab, task Task, n 
 		tr.Steps = append(tr.Steps, st)
 		return tr.stop(ctx, fmt.Errorf("step %d: unreadable action %q: %w", n, resp.Action, perr)), true
 	case act.Name() == "finish" || resp.Status == string(tasks.StatusCompleted):
-		st.OK, st.Result = true, "The task is done."
+		st.OK, st.Result, st.Actions = true, "The task is done.", 0
 		tr.Steps = append(tr.Steps, st)
 		tr.End, tr.Answer = Finished, answerOf(act, resp)
 		return *tr, true
 	case act.Name() == "fail" || resp.Status == string(tasks.StatusFailed):
 		reason, _ := act.Text()
-		st.Result = "The agent gave up: " + reason
+		st.Result, st.Actions = "The agent gave up: "+reason, 0
 		tr.Steps = append(tr.Steps, st)
 		tr.End, tr.Reason = Failed, cmpOr(reason, resp.Thought, "the agent failed the task")
 		return *tr, true
 	case act.Name() == "askUser" || resp.Status == "needs_user_input":
 		q, _ := act.Text()
+		st.Actions = 0
 		st.Question = cmpOr(resp.UserQuestion, q)
 		st.Reply, st.Approved = task.ask(st.Question)
 		st.OK, st.Result = true, "The user answered."
@@ -99,6 +108,35 @@ func interactStep(ctx context.Context, api *API, tab *browser.Tab, task Task, n 
 		req.LastActionStatus, req.LastActionError = "failure", ae
 	}
 	return *tr, false
+}
+
+// runActions runs a batch of actions (runBatch) and reports each outcome in the next request's
+// lastActionResults; the step fails with the first action that failed.
+func runActions(ctx context.Context, tab *browser.Tab, batch []string, secrets Vault, st Step, req *interactRequest, tr *Transcript) error {
+	acts := make([]actions.Action, len(batch))
+	for i, s := range batch {
+		a, err := actions.Parse(s)
+		if err != nil {
+			return fmt.Errorf("unreadable action %q of a batch: %w", s, err)
+		}
+		acts[i] = a
+	}
+	outs := runBatch(ctx, tab, len(acts), func(ctx context.Context, i int) browser.Outcome { return execute(ctx, tab, acts[i], secrets) })
+	req.LastActionStatus, req.LastActionError, req.LastActionResults = "", nil, make([]tasks.ActionResult, len(outs))
+	for i, o := range outs {
+		r := tasks.ActionResult{Action: batch[i], Status: "success"}
+		switch {
+		case o.Skipped:
+			r.Status = "skipped"
+		case !o.OK:
+			r.Status, r.Error = "failure", &tasks.ActionError{Message: o.Message, Code: o.Code}
+		}
+		req.LastActionResults[i] = r
+	}
+	st.Action, st.Actions = strings.Join(batch, "\n"), len(batch)
+	st.OK, st.Result = summary(outs)
+	tr.Steps = append(tr.Steps, st)
+	return nil
 }
 
 // execute carries out an action of the interact grammar in the tab.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/screenagent/backend/infra/thinclient/browser"
@@ -18,12 +19,12 @@ func Run(ctx context.Context, api *API, tab *browser.Tab, task Task) Transcript 
 		return tr.stop(ctx, fmt.Errorf("open %s: %s", task.StartURL, o.Message))
 	}
 	mode := cmpOr(task.Mode, "autonomous")
-	runID, err := api.runStart(ctx, task.Text, mode, task.Secrets.Names())
+	runID, err := api.runStart(ctx, task.Text, mode, task.Secrets.Names(), task.capabilities())
 	if err != nil {
 		return tr.stop(ctx, fmt.Errorf("start run: %w", err))
 	}
 	task.started("runId", runID)
-	var last *runResult
+	var last runReport
 	for n := 1; n <= task.maxSteps(); n++ {
 		sctx, cancel := context.WithTimeout(ctx, task.stepTimeout())
 		var done bool
@@ -37,16 +38,16 @@ func Run(ctx context.Context, api *API, tab *browser.Tab, task Task) Transcript 
 }
 
 // runStep sends one snapshot and handles the answer; done reports the run's end.
-func runStep(ctx context.Context, api *API, tab *browser.Tab, task Task, runID string, n int, last *runResult, tr *Transcript) (*runResult, bool) {
+func runStep(ctx context.Context, api *API, tab *browser.Tab, task Task, runID string, n int, last runReport, tr *Transcript) (runReport, bool) {
 	c, st, err := observe(ctx, tab, n)
 	if err != nil {
 		tr.stop(ctx, err)
-		return nil, true
+		return runReport{}, true
 	}
-	resp, err := api.runStep(ctx, runID, &c.Snapshot, last)
+	resp, err := api.runStep(ctx, runID, &c.Snapshot, last.result, last.parts)
 	if err != nil {
 		tr.stop(ctx, fmt.Errorf("step %d: %w", n, err))
-		return nil, true
+		return runReport{}, true
 	}
 	if resp.Action == "ask_user" {
 		st.Action, st.Question = "ask_user", resp.Question
@@ -56,7 +57,7 @@ func runStep(ctx context.Context, api *API, tab *browser.Tab, task Task, runID s
 		resp, err = api.runAnswer(ctx, runID, st.Approved, st.Reply, resp.ConfirmationID)
 		if err != nil {
 			tr.stop(ctx, fmt.Errorf("answer: %w", err))
-			return nil, true
+			return runReport{}, true
 		}
 		// The answer's tool is the approved action, carried out on the same page.
 		st = Step{N: st.N, URL: st.URL}
@@ -65,14 +66,17 @@ func runStep(ctx context.Context, api *API, tab *browser.Tab, task Task, runID s
 	case "execute_tool":
 		if resp.Tool == nil {
 			tr.stop(ctx, fmt.Errorf("step %d: execute_tool without a tool", n))
-			return nil, true
+			return runReport{}, true
+		}
+		if len(resp.Tools) > 1 {
+			return runTools(ctx, tab, resp.Tools, task.Secrets, st, tr), false
 		}
 		args, _ := json.Marshal(resp.Tool.Parameters)
-		st.Action = resp.Tool.Name + " " + string(args)
+		st.Action, st.Actions = resp.Tool.Name+" "+string(args), 1
 		res := executeTool(ctx, tab, resp.Tool.Name, resp.Tool.Parameters, task.Secrets)
 		st.OK, st.Result = res.Success, cmpOr(res.Message, res.Error)
 		tr.Steps = append(tr.Steps, st)
-		return &res, false
+		return runReport{result: &res}, false
 	case "finish":
 		st.Action, st.OK, st.Result = "finish", true, "The task is done."
 		tr.Steps = append(tr.Steps, st)
@@ -87,7 +91,40 @@ func runStep(ctx context.Context, api *API, tab *browser.Tab, task Task, runID s
 	default:
 		tr.stop(ctx, fmt.Errorf("step %d: unknown action %q", n, resp.Action))
 	}
-	return nil, true
+	return runReport{}, true
+}
+
+// runReport is what the next step reports of the last one: its tool's result, or each result
+// of its batch.
+type runReport struct {
+	result *runResult
+	parts  []runResult
+}
+
+// runTools runs a batch of tool calls (runBatch) and reports each result.
+func runTools(ctx context.Context, tab *browser.Tab, calls []runTool, secrets Vault, st Step, tr *Transcript) runReport {
+	var lines []string
+	for _, c := range calls {
+		args, _ := json.Marshal(c.Parameters)
+		lines = append(lines, c.Name+" "+string(args))
+	}
+	outs := runBatch(ctx, tab, len(calls), func(ctx context.Context, i int) browser.Outcome {
+		r := executeTool(ctx, tab, calls[i].Name, calls[i].Parameters, secrets)
+		return browser.Outcome{OK: r.Success, Message: cmpOr(r.Message, r.Error)}
+	})
+	parts := make([]runResult, len(outs))
+	for i, o := range outs {
+		parts[i] = runResult{Success: o.OK, Skipped: o.Skipped}
+		if o.OK {
+			parts[i].Message = o.Message
+		} else if !o.Skipped {
+			parts[i].Error = o.Message
+		}
+	}
+	st.Action, st.Actions = strings.Join(lines, "\n"), len(calls)
+	st.OK, st.Result = summary(outs)
+	tr.Steps = append(tr.Steps, st)
+	return runReport{parts: parts}
 }
 
 // observePause is how long observe lets the page change before its snapshot.

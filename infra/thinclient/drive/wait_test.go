@@ -131,12 +131,12 @@ func interactCall(ctx context.Context, a *API) error {
 }
 
 func runStepCall(ctx context.Context, a *API) error {
-	_, err := a.runStep(ctx, "r1", nil, nil)
+	_, err := a.runStep(ctx, "r1", nil, nil, nil)
 	return err
 }
 
 func runStartCall(ctx context.Context, a *API) error {
-	_, err := a.runStart(ctx, "task", "careful", nil)
+	_, err := a.runStart(ctx, "task", "careful", nil, nil)
 	return err
 }
 

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/screenagent/backend/shared/actionbatch"
 )
 
 // Handler says who carries an action out.
@@ -79,6 +81,11 @@ type Spec struct {
 	Handler     Handler
 	Effect      Effect
 	Description string // one line for the model, after "name(args) — "
+	// Batch says where the action may stand in a batch (<Actions>); the zero value keeps it alone.
+	Batch actionbatch.Role
+	// ToggleInPage: on a checkbox, radio button or option the action changes the page in place,
+	// so it may stand anywhere in a batch (a click that checks a box), whatever Batch says.
+	ToggleInPage bool
 }
 
 // ArgSpec is one argument of an action.

@@ -51,9 +51,9 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// FuzzParseReply checks that no reply makes ParseReply panic, and that whatever it accepts is a
-// non-empty action and a thought free of reply tags, which read back unchanged when written in the
-// canonical reply format.
+// FuzzParseReply checks that no reply makes ParseReplySections panic, and that whatever it accepts
+// is a non-empty action (the first of its batch) and a thought free of reply tags, which read back
+// unchanged when written in the canonical reply format (<Actions> for a batch).
 func FuzzParseReply(f *testing.F) {
 	for _, seed := range []string{
 		"<Thought>t</Thought><Action>click(1)</Action>",
@@ -69,31 +69,39 @@ func FuzzParseReply(f *testing.F) {
 		"<Action>click(1)", "</Action>", "<Action></Action>", "<Action>", "<", "</", "<Action",
 		"<Thought>a < b <</Thought><Action>x</Action>",
 		"<Thought>é</Thought><Action>\xff</Action>",
+		"<Actions>\nsetValue(1, \"a\")\n- click(2)\n</Actions>", "<Actions>1.-x\n`- y`</Actions>", "<Actions>\n\n</Actions>",
+		"<Action>click(1)</Action><Actions>click(2)</Actions>", "<Actions>```\nclick(1)\n```</Actions>",
 		"",
 	} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, reply string) {
-		thought, action, err := ParseReply(reply)
+		r, err := ParseReplySections(reply)
 		if err != nil {
-			if thought != "" || action != "" {
-				t.Fatalf("ParseReply(%q) returned %q, %q with error %v", reply, thought, action, err)
+			if r.Thought != "" || r.Action != "" || len(r.Actions) > 0 {
+				t.Fatalf("ParseReplySections(%q) returned %+v with error %v", reply, r, err)
 			}
 			return
 		}
-		if action == "" {
-			t.Fatalf("ParseReply(%q) accepted an empty action", reply)
+		thought, action := r.Thought, r.Action
+		if action == "" || len(r.Actions) == 0 || r.Actions[0] != action {
+			t.Fatalf("ParseReplySections(%q) = %q, %q: want a non-empty action that is the first of the batch", reply, action, r.Actions)
 		}
-		if tag := firstTag(thought + "\x00" + action); tag != "" {
-			t.Fatalf("ParseReply(%q) returned a tag %s in %q, %q", reply, tag, thought, action)
-		}
-		if strings.TrimSpace(thought) != thought || strings.TrimSpace(action) != action {
-			t.Fatalf("ParseReply(%q) = %q, %q, not trimmed", reply, thought, action)
+		for _, a := range append([]string{thought}, r.Actions...) {
+			if tag := firstTag(a); tag != "" {
+				t.Fatalf("ParseReplySections(%q) returned a tag %s in %q", reply, tag, a)
+			}
+			if strings.TrimSpace(a) != a {
+				t.Fatalf("ParseReplySections(%q) returned %q, not trimmed", reply, a)
+			}
 		}
 		canonical := "<Thought>" + thought + "</Thought>\n<Action>" + action + "</Action>"
-		t2, a2, err := ParseReply(canonical)
-		if err != nil || t2 != thought || a2 != action {
-			t.Fatalf("ParseReply(%q) = %q, %q, %v; want %q, %q", canonical, t2, a2, err, thought, action)
+		if len(r.Actions) > 1 {
+			canonical = "<Thought>" + thought + "</Thought>\n<Actions>\n" + strings.Join(r.Actions, "\n") + "\n</Actions>"
+		}
+		back, err := ParseReplySections(canonical)
+		if err != nil || back.Thought != thought || !reflect.DeepEqual(back.Actions, r.Actions) {
+			t.Fatalf("ParseReplySections(%q) = %+v, %v; want %q, %q", canonical, back, err, thought, r.Actions)
 		}
 	})
 }

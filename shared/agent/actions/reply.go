@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -14,8 +15,12 @@ const ReplyFormat = `Reply in exactly this format:
 // the optional sections of the richer reply format (Sections keys are the canonical names of
 // OptionalTags), each trimmed.
 type Reply struct {
-	Thought  string
-	Action   string
+	Thought string
+	// Action is the reply's action, or the first of its batch.
+	Action string
+	// Actions are the action strings of an <Actions> block, one per line, in order; for a reply
+	// with <Action> it is that one action.
+	Actions  []string
 	Sections map[string]string
 }
 
@@ -34,7 +39,8 @@ func ParseReply(text string) (thought, action string, err error) {
 }
 
 // ParseReplySections reads a reply: <Thought>…</Thought><Action>…</Action> and any of the
-// OptionalTags blocks.
+// OptionalTags blocks. In place of <Action>, an <Actions> block holds a batch: one action per
+// line (blank lines and list markers such as "- " or "2." are ignored).
 //
 // Tolerated: tag names in any letter case; whitespace and newlines anywhere; text outside the
 // blocks (code fences around the whole reply, a preamble); the blocks in any order; a missing
@@ -69,9 +75,13 @@ func ParseReplySections(text string) (Reply, error) {
 		blocks[tag] = append(blocks[tag], content)
 		i = end + len(tag) + 3
 	}
-	acts := blocks["Action"]
+	acts, batch := blocks["Action"], blocks["Actions"]
 	switch {
-	case len(acts) == 0:
+	case len(acts) > 0 && len(batch) > 0:
+		return Reply{}, errors.New("the reply has both <Action> and <Actions>; write one of them")
+	case len(batch) > 1:
+		return Reply{}, fmt.Errorf("the reply has %d <Actions> blocks; write one, with one action per line", len(batch))
+	case len(acts) == 0 && len(batch) == 0:
 		return Reply{}, fmt.Errorf("the reply has no <Action>…</Action> block; %s", formatHint)
 	case len(acts) > 1:
 		return Reply{}, fmt.Errorf("the reply has %d <Action> blocks; write exactly one action", len(acts))
@@ -82,7 +92,7 @@ func ParseReplySections(text string) (Reply, error) {
 			return Reply{}, fmt.Errorf("the reply has %d <%s> blocks; write one", len(bs), tag)
 		}
 		switch tag {
-		case "Action":
+		case "Action", "Actions":
 		case "Thought":
 			r.Thought = strings.TrimSpace(bs[0])
 		default:
@@ -92,16 +102,54 @@ func ParseReplySections(text string) (Reply, error) {
 			r.Sections[tag] = strings.TrimSpace(bs[0])
 		}
 	}
+	if len(batch) > 0 {
+		r.Actions = batchLines(batch[0])
+		if len(r.Actions) == 0 {
+			return Reply{}, errors.New("the <Actions> block is empty; write one action per line")
+		}
+		r.Action = r.Actions[0]
+		return r, nil
+	}
 	r.Action = unfence(acts[0])
 	if r.Action == "" {
 		return Reply{}, fmt.Errorf("the <Action> block is empty; %s", formatHint)
 	}
+	r.Actions = []string{r.Action}
 	return r, nil
+}
+
+// batchLines are the actions of an <Actions> block: one per line, each without list markers or
+// backticks, code fences' own lines left out. A marker can be taken off safely: an action starts with a letter.
+func batchLines(block string) []string {
+	var out []string
+	for _, line := range strings.Split(block, "\n") {
+		line = stripMarkers(line)
+		if fence, ok := strings.CutPrefix(line, "```"); line == "" || ok && isLanguageTag(fence) {
+			continue // a blank line, or a code fence's own
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 const formatHint = "reply as <Thought>your reasoning</Thought><Action>one action</Action>"
 
-var replyTags = append([]string{"Thought", "Action"}, OptionalTags...)
+var replyTags = append([]string{"Thought", "Action", "Actions"}, OptionalTags...)
+
+// stripMarkers takes list markers ("-", "*", "•", "2.", "3)") and backticks off a line of a
+// batch, as many as there are.
+func stripMarkers(line string) string {
+	for {
+		prev := line
+		line = strings.TrimLeft(strings.TrimSpace(line), "-*•")
+		if digits := len(line) - len(strings.TrimLeft(line, "0123456789")); digits > 0 && digits < len(line) && (line[digits] == '.' || line[digits] == ')') {
+			line = line[digits+1:]
+		}
+		if line = unfence(line); line == prev {
+			return line
+		}
+	}
+}
 
 // tagAt recognises <Thought>, </Thought>, <Action> or </Action> at text[j] (a '<'), in any
 // ASCII letter case, and returns the tag's canonical name and length; tag is "" for none.

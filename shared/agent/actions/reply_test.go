@@ -28,7 +28,7 @@ func TestParseReplyValid(t *testing.T) {
 		{"fence with language inside the action", "<Action>```js\nsetValue(1, \"a`b\")\n```</Action>", "", "setValue(1, \"a`b\")"},
 		{"backticks inside a string stay", "<Action>setValue(1, \"`x`\")</Action>", "", "setValue(1, \"`x`\")"},
 		{"angle brackets in the thought", "<Thought>if a < b then <b>bold</b></Thought><Action>click(1)</Action>", "if a < b then <b>bold</b>", "click(1)"},
-		{"tag-like text that is not a tag", "<Thought>see <Actions> and <Action > and </Act></Thought><Action>click(1)</Action>", "see <Actions> and <Action > and </Act>", "click(1)"},
+		{"tag-like text that is not a tag", "<Thought>see <Actionz> and <Action > and </Act></Thought><Action>click(1)</Action>", "see <Actionz> and <Action > and </Act>", "click(1)"},
 		{"strings with angle brackets", `<Action>setValue(1, "<b>hi</b>")</Action>`, "", `setValue(1, "<b>hi</b>")`},
 		{"action that is not valid is still returned", "<Action>tap(1)</Action>", "", "tap(1)"},
 		{"unicode", "<Thought>Ich klicke auf „Anmelden“.</Thought><Action>click(3)</Action>", "Ich klicke auf „Anmelden“.", "click(3)"},

@@ -1,16 +1,20 @@
 package actions
 
-import "time"
+import (
+	"time"
+
+	"github.com/screenagent/backend/shared/actionbatch"
+)
 
 // table is the action grammar. Everything else in the package derives from it; a new action,
 // such as another server-side tool, is one more entry (and its case in the engine's runServerTool).
 var table = []Spec{
-	{Name: "click", Args: []ArgSpec{elementID}, Handler: DOM, Description: "Click the element with this id."},
-	{Name: "setValue", Args: []ArgSpec{elementID, {Name: "text", Kind: KindText, AllowEmpty: true}}, Handler: DOM, Description: `Replace the value of the input, textarea or select with this id by the text ("" clears it), firing input and change events; a select takes an option's text.`},
+	{Name: "click", Args: []ArgSpec{elementID}, Handler: DOM, Batch: actionbatch.Leaves, ToggleInPage: true, Description: "Click the element with this id."},
+	{Name: "setValue", Args: []ArgSpec{elementID, {Name: "text", Kind: KindText, AllowEmpty: true}}, Handler: DOM, Batch: actionbatch.InPage, Description: `Replace the value of the input, textarea or select with this id by the text ("" clears it), firing input and change events; a select takes an option's text.`},
 	{Name: "search", Args: []ArgSpec{text("query")}, Handler: DOM, Description: "Type the query into the page's search box and submit it."},
 	{Name: "scroll", Args: []ArgSpec{{Name: "direction", Kind: KindChoice, Choices: []string{"up", "down"}}}, Handler: DOM, Description: "Scroll the page by one screen."},
 	{Name: "navigate", Args: []ArgSpec{{Name: "url", Kind: KindURL}}, Handler: DOM, Description: "Open the URL in the current tab."},
-	{Name: "pressKey", Args: []ArgSpec{{Name: "key", Kind: KindChoice, Choices: keys}}, Handler: DOM, Description: "Press a key on the focused element."},
+	{Name: "pressKey", Args: []ArgSpec{{Name: "key", Kind: KindChoice, Choices: keys}}, Handler: DOM, Batch: actionbatch.Leaves, Description: "Press a key on the focused element."},
 	{Name: "dismissDialog", Handler: DOM, Description: "Dismiss the browser's own alert, confirm or prompt dialog that blocks the page (for dialogs drawn by the page, click their close button)."},
 	{Name: "wait", Args: []ArgSpec{{Name: "seconds", Kind: KindSeconds, Min: 500 * time.Millisecond, Max: 30 * time.Second}}, Handler: DOM, Description: "Wait for the page to load or change."},
 	{Name: "askUser", Args: []ArgSpec{text("question")}, Handler: DOM, Effect: AsksUser, Description: "Ask the user for something only they know (a missing detail, a choice, credentials); the task pauses until they answer."},

@@ -131,6 +131,8 @@ type headerItem struct {
 	PendingQuestion string              `dynamodbav:"pendingQuestion,omitempty"`
 	PendingConfirm  string              `dynamodbav:"pendingConfirmation,omitempty"`
 	PendingTool     *runs.Tool          `dynamodbav:"pendingTool,omitempty"`
+	PendingTools    []runs.Tool         `dynamodbav:"pendingTools,omitempty"`
+	Batch           bool                `dynamodbav:"batch,omitempty"`
 	CurrentSnapshot *runs.Snapshot      `dynamodbav:"currentSnapshot,omitempty"`
 	Reflections     []runs.Reflection   `dynamodbav:"reflections"`
 	Timezone        string              `dynamodbav:"timezone,omitempty"`
@@ -151,7 +153,7 @@ func (s *Store) headerOf(r runs.Run) headerItem {
 	it := headerItem{
 		PK: RunPK(r.TenantID, r.ID), SK: HeaderSK, RunID: r.ID, TenantID: r.TenantID, UserID: r.UserID,
 		Task: r.Task, Mode: string(r.Mode), Status: string(r.Status), CurrentStep: r.CurrentStep, MaxSteps: r.MaxSteps,
-		PendingQuestion: r.PendingQuestion, PendingTool: r.PendingTool, PendingConfirm: r.PendingConfirmation, CurrentSnapshot: r.CurrentSnapshot,
+		PendingQuestion: r.PendingQuestion, PendingTool: r.PendingTool, PendingConfirm: r.PendingConfirmation, PendingTools: r.PendingTools, Batch: r.Batch, CurrentSnapshot: r.CurrentSnapshot,
 		Reflections: r.Reflections, LastResult: r.LastResult, LastAnswer: r.LastAnswer, Result: r.Result, Error: r.Error,
 		Timezone: r.Timezone, Locale: r.Locale,
 		SecretNames: r.SecretNames, Secrets: r.Secrets, ApprovedSecret: r.ApprovedSecretType,
@@ -182,7 +184,7 @@ func (i headerItem) run() (runs.Run, error) {
 	return runs.Run{
 		ID: i.RunID, TenantID: i.TenantID, UserID: i.UserID, Task: i.Task, Mode: runs.Mode(i.Mode),
 		Status: runs.Status(i.Status), CurrentStep: i.CurrentStep, MaxSteps: i.MaxSteps,
-		PendingQuestion: i.PendingQuestion, PendingTool: i.PendingTool, PendingConfirmation: i.PendingConfirm, CurrentSnapshot: i.CurrentSnapshot,
+		PendingQuestion: i.PendingQuestion, PendingTool: i.PendingTool, PendingConfirmation: i.PendingConfirm, PendingTools: i.PendingTools, Batch: i.Batch, CurrentSnapshot: i.CurrentSnapshot,
 		Reflections: i.Reflections, LastResult: i.LastResult, LastAnswer: i.LastAnswer, Result: i.Result, Error: i.Error,
 		Timezone: i.Timezone, Locale: i.Locale, SecretNames: i.SecretNames, Secrets: i.Secrets, ApprovedSecretType: i.ApprovedSecret,
 		CreatedAt: created, UpdatedAt: updated,
@@ -195,6 +197,7 @@ type entryItem struct {
 	StepNumber     int              `dynamodbav:"stepNumber"`
 	Action         string           `dynamodbav:"action"`
 	Tool           *runs.Tool       `dynamodbav:"tool,omitempty"`
+	Tools          []runs.Tool      `dynamodbav:"tools,omitempty"`
 	Question       string           `dynamodbav:"question,omitempty"`
 	Answer         string           `dynamodbav:"answer,omitempty"`
 	Thought        string           `dynamodbav:"thought,omitempty"`
@@ -217,7 +220,7 @@ func (i entryItem) entry() (runs.Entry, error) {
 		return runs.Entry{}, fmt.Errorf("stored entry %d: createdAt: %w", i.StepNumber, err)
 	}
 	return runs.Entry{
-		StepNumber: i.StepNumber, Action: i.Action, Tool: i.Tool, Question: i.Question, Answer: i.Answer,
+		StepNumber: i.StepNumber, Action: i.Action, Tool: i.Tool, Tools: i.Tools, Question: i.Question, Answer: i.Answer,
 		Thought: i.Thought, Warning: i.Warning, PreviousResult: i.PreviousResult, UserAnswer: i.UserAnswer,
 		URL: i.URL, PageHash: i.PageHash, Model: i.Model, Usage: i.Usage, LLMAttempts: i.LLMAttempts,
 		LLMLatency: time.Duration(i.LLMLatencyMs) * time.Millisecond, CreatedAt: created,
@@ -357,7 +360,7 @@ func (s *Store) Save(ctx context.Context, prev, next runs.Run, entry *runs.Entry
 	})
 	if entry != nil {
 		av, err := attributevalue.MarshalMap(entryItem{
-			PK: pk, SK: stepSK(entry.StepNumber), StepNumber: entry.StepNumber, Action: entry.Action, Tool: entry.Tool,
+			PK: pk, SK: stepSK(entry.StepNumber), StepNumber: entry.StepNumber, Action: entry.Action, Tool: entry.Tool, Tools: entry.Tools,
 			Question: entry.Question, Answer: entry.Answer, Thought: entry.Thought, Warning: entry.Warning,
 			PreviousResult: entry.PreviousResult, UserAnswer: entry.UserAnswer, URL: entry.URL, PageHash: entry.PageHash, Model: entry.Model,
 			Usage: entry.Usage, LLMAttempts: entry.LLMAttempts, LLMLatencyMs: entry.LLMLatency.Milliseconds(),

@@ -164,6 +164,7 @@ type stepItem struct {
 	StepIndex      int           `dynamodbav:"stepIndex"`
 	Thought        string        `dynamodbav:"thought"`
 	Action         string        `dynamodbav:"action"`
+	Actions        []string      `dynamodbav:"actions,omitempty"`
 	ModelAction    string        `dynamodbav:"modelAction,omitempty"`
 	PreviousReport *tasks.Report `dynamodbav:"previousReport,omitempty"`
 	UserMessage    string        `dynamodbav:"userMessage,omitempty"`
@@ -183,7 +184,7 @@ func (i stepItem) step() (tasks.Step, error) {
 		return tasks.Step{}, fmt.Errorf("stored step %d: createdAt: %w", i.StepIndex, err)
 	}
 	return tasks.Step{
-		Index: i.StepIndex, Thought: i.Thought, Action: i.Action, ModelAction: i.ModelAction, PreviousReport: i.PreviousReport,
+		Index: i.StepIndex, Thought: i.Thought, Action: i.Action, Actions: i.Actions, ModelAction: i.ModelAction, PreviousReport: i.PreviousReport,
 		UserMessage: i.UserMessage, URL: i.URL, Usage: i.Usage, Model: i.Model, LLMAttempts: i.LLMAttempts,
 		LLMLatency: time.Duration(i.LLMLatencyMs) * time.Millisecond, Duration: time.Duration(i.DurationMs) * time.Millisecond,
 		CreatedAt: created,
@@ -294,7 +295,7 @@ func (s *Store) StepItems(task tasks.Task, isNew bool, step tasks.Step, status t
 		}
 	}
 	stepAV, err := attributevalue.MarshalMap(stepItem{
-		PK: header.PK, SK: stepSK(step.Index), StepIndex: step.Index, Thought: step.Thought, Action: step.Action,
+		PK: header.PK, SK: stepSK(step.Index), StepIndex: step.Index, Thought: step.Thought, Action: step.Action, Actions: step.Actions,
 		ModelAction: step.ModelAction, PreviousReport: step.PreviousReport, UserMessage: step.UserMessage, URL: step.URL, Usage: step.Usage, Model: step.Model,
 		LLMAttempts: step.LLMAttempts, LLMLatencyMs: step.LLMLatency.Milliseconds(), DurationMs: step.Duration.Milliseconds(),
 		CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: expires,
