@@ -48,6 +48,8 @@ type Input struct {
 	Locale   string `json:"locale"`
 	// SecretNames are the secrets the client holds ("name" or "name@origin"), never their values.
 	SecretNames []string `json:"secretNames"`
+	// Cache false opts the request out of the action cache.
+	Cache *bool `json:"cache"`
 }
 
 // NewRequest validates an interact request's body against the limits and returns the request it
@@ -119,6 +121,7 @@ func NewRequest(in Input) (Request, error) {
 		TaskID: strings.ToLower(in.TaskID), SessionID: strings.ToLower(in.SessionID), Report: report,
 		Variables: in.ExtractedVariables, Mode: cmp.Or(in.Mode, ModeAutonomous), ConfirmationID: in.ConfirmationID,
 		SecretNames: secrets,
+		NoCache:     in.Cache != nil && !*in.Cache,
 	}, nil
 }
 
