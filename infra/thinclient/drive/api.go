@@ -138,6 +138,9 @@ type interactResponse struct {
 		PromptTokens     int `json:"promptTokens"`
 		CompletionTokens int `json:"completionTokens"`
 	} `json:"usage"`
+	Metrics struct {
+		Cache string `json:"cache"`
+	} `json:"metrics"`
 }
 
 func (a *API) interact(ctx context.Context, in interactRequest) (interactResponse, error) {

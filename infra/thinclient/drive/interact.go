@@ -48,7 +48,7 @@ func interactStep(ctx context.Context, api *API, tab *browser.Tab, task Task, n 
 		task.started("sessionId", resp.SessionID)
 	}
 	req.TaskID, req.SessionID, req.Query, req.ConfirmationID = resp.TaskID, resp.SessionID, task.Text, ""
-	st.Action, st.Thought = resp.Action, resp.Thought
+	st.Action, st.Thought, st.Cached = resp.Action, resp.Thought, resp.Metrics.Cache == "hit"
 	if resp.Usage != nil {
 		st.PromptTokens, st.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
 	}
