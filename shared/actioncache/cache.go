@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/screenagent/backend/shared/agent/actions"
 	"github.com/screenagent/backend/shared/agent/page"
 )
 
@@ -54,9 +53,11 @@ type Entry struct {
 type Step struct {
 	// Page is the PageKey of the page the step was decided on.
 	Page string `json:"page"`
-	// Action is the action as decided on that page, with that page's element id; empty when the
-	// step cannot be replayed (Skip says why).
+	// Action is the action as decided on that page (Act.Form, the engine's own form); empty when
+	// the step cannot be replayed (Skip says why).
 	Action string  `json:"action,omitempty"`
+	Name   string  `json:"name,omitempty"`
+	Kind   Kind    `json:"kind,omitempty"`
 	Target *Target `json:"target,omitempty"`
 	Answer *Answer `json:"answer,omitempty"`
 	// Next is the PageKey of the page that came after the action; NextShape its ShapeKey, which
@@ -215,32 +216,33 @@ func (t *Turn) Outcome() Outcome {
 	return t.outcome
 }
 
-// Lookup offers the cached action for the current page. The action is valid on the current
-// page (its element is the one unique match of the cached target) and, for finish, carries the
-// answer read from the current page. The caller still applies its own policies and checks to it.
-func (t *Turn) Lookup(ctx context.Context) (actions.Action, bool) {
+// Lookup offers the cached action for the current page: its Form as the run decided it, its
+// Element the id of the one element of the current page that matches the cached target, and for
+// an answer the Answer read from the current page. The engine rebuilds its action from these and
+// still applies its own checks and policies to it.
+func (t *Turn) Lookup(ctx context.Context) (Act, bool) {
 	if t.c == nil {
-		return actions.Action{}, false
+		return Act{}, false
 	}
 	if t.in.Disabled {
 		t.outcome = Outcome{Status: Off, Reason: "the request opted out (cache: false)"}
-		return actions.Action{}, false
+		return Act{}, false
 	}
 	if t.outcome.Status != "" {
-		return actions.Action{}, false
+		return Act{}, false
 	}
 	a, reason := t.lookup(ctx)
 	if reason != "" {
 		t.outcome = Outcome{Status: Miss, Reason: reason}
-		return actions.Action{}, false
+		return Act{}, false
 	}
 	t.outcome = Outcome{Status: Hit}
 	return a, true
 }
 
-func (t *Turn) lookup(ctx context.Context) (actions.Action, string) {
+func (t *Turn) lookup(ctx context.Context) (Act, string) {
 	if t.trail.Off != "" {
-		return actions.Action{}, t.trail.Off
+		return Act{}, t.trail.Off
 	}
 	e, err := t.c.Store.GetEntry(ctx, t.in.TenantID, EntryKey(t.in.Task))
 	switch {
@@ -249,26 +251,26 @@ func (t *Turn) lookup(ctx context.Context) (actions.Action, string) {
 			// Nothing learned when the task began: don't read again at every step.
 			t.trail.Off = "no verified run of this task"
 		}
-		return actions.Action{}, "no verified run of this task"
+		return Act{}, "no verified run of this task"
 	case err != nil:
-		return actions.Action{}, fmt.Sprintf("the cache could not be read: %v", err)
+		return Act{}, fmt.Sprintf("the cache could not be read: %v", err)
 	}
 	if t.trail.Revision == "" && len(t.trail.Steps) == 0 {
 		t.trail.Revision = e.Revision
 	}
 	if e.Revision != t.trail.Revision {
 		t.trail.Off = "the entry was rewritten while the task ran"
-		return actions.Action{}, t.trail.Off
+		return Act{}, t.trail.Off
 	}
 	t.entry = &e
 	i, ok := t.align()
 	if !ok {
-		return actions.Action{}, "the page differs from the one the verified run saw at this step"
+		return Act{}, "the page differs from the one the verified run saw at this step"
 	}
 	t.aligned = i
 	s := e.Steps[i]
 	if s.Skip != "" {
-		return actions.Action{}, "the verified run left this step to the model: " + s.Skip
+		return Act{}, "the verified run left this step to the model: " + s.Skip
 	}
 	return replay(s, t.in.Page)
 }
@@ -292,7 +294,7 @@ func (t *Turn) align() (int, bool) {
 		if steps[i].Page == t.pageKey {
 			return i, true
 		}
-		if actionName(steps[i].Action) != "wait" {
+		if steps[i].Name != "wait" {
 			return 0, false
 		}
 	}
@@ -300,44 +302,28 @@ func (t *Turn) align() (int, bool) {
 }
 
 // replay makes the entry step's action for the current page.
-func replay(s Step, pg *page.Page) (actions.Action, string) {
-	a, err := actions.Parse(s.Action)
-	if err != nil {
-		return actions.Action{}, "the cached action no longer parses"
-	}
-	args := a.Args()
-	if _, has := a.ElementID(); has {
-		if s.Target == nil {
-			return actions.Action{}, "the cached step has no target"
-		}
+func replay(s Step, pg *page.Page) (Act, string) {
+	a := Act{Name: s.Name, Form: s.Action, Kind: s.Kind}
+	if s.Target != nil {
 		id, fits := resolve(pg, *s.Target)
 		if fits != 1 {
-			return actions.Action{}, fmt.Sprintf("the target matches %d elements of the page, not exactly one", fits)
+			return Act{}, fmt.Sprintf("the target matches %d elements of the page, not exactly one", fits)
 		}
-		for i, v := range args {
-			if _, ok := v.(int); ok {
-				args[i] = id
-				break
-			}
-		}
+		a.Element, a.HasElement = id, true
 	}
 	if s.Answer != nil {
 		text, ok := s.Answer.Rederive(pg)
 		if !ok {
-			return actions.Action{}, "the answer's facts could not be read again from the page as the run read them"
+			return Act{}, "the answer's facts could not be read again from the page as the run read them"
 		}
-		args = []any{text}
+		a.Answer = text
 	}
-	out, err := actions.New(a.Name(), args...)
-	if err != nil {
-		return actions.Action{}, "the cached action does not fit the page"
-	}
-	return out, ""
+	return a, ""
 }
 
 // Decided is the step the engine answers with, after its policies.
 type Decided struct {
-	Action actions.Action
+	Action Act
 	// Served says it came from Lookup unchanged.
 	Served bool
 	// Skip says why the step must not be replayed ("" when it may be): the model asked the
@@ -373,7 +359,7 @@ func (t *Turn) Record(d Decided) []byte {
 
 // follow keeps the task aligned with its entry while the model decides: a step the model takes
 // as the run did, or a wait, keeps it; any other step loses the path (align finds it again).
-func (t *Turn) follow(s Step, a actions.Action) {
+func (t *Turn) follow(s Step, a Act) {
 	if t.entry == nil || t.trail.Off != "" {
 		return
 	}
@@ -384,23 +370,23 @@ func (t *Turn) follow(s Step, a actions.Action) {
 			return
 		}
 	}
-	if a.Name() != "wait" {
+	if a.Name != "wait" {
 		t.trail.Lost = true
 	}
 }
 
 // describe is the step as an entry would keep it.
 func (t *Turn) describe(d Decided) Step {
-	s := Step{Page: t.pageKey, Skip: d.Skip}
+	a := d.Action
+	s := Step{Page: t.pageKey, Name: a.Name, Kind: a.Kind, Skip: d.Skip}
 	if s.Skip == "" {
 		s.Skip = unsafeToReplay(d, t.in.Page)
 	}
 	if s.Skip != "" {
 		return s
 	}
-	a := d.Action
-	if id, ok := a.ElementID(); ok {
-		target, found := targetOf(t.in.Page, id)
+	if a.HasElement {
+		target, found := targetOf(t.in.Page, a.Element)
 		if !found {
 			s.Skip = "its element is not on the page"
 			return s
@@ -411,38 +397,35 @@ func (t *Turn) describe(d Decided) Step {
 		}
 		s.Target = &target
 	}
-	if a.Name() == "finish" {
-		if text, ok := a.Text(); ok && text != "" {
-			ans, ok := learnAnswer(text, t.in.Task, t.in.Page)
-			if !ok {
-				s.Skip = "its answer could not be traced to the page"
-				return s
-			}
-			s.Answer = &ans
+	if a.Kind == Completes && a.Answer != "" {
+		ans, ok := learnAnswer(a.Answer, t.in.Task, t.in.Page)
+		if !ok {
+			s.Skip = "its answer could not be traced to the page"
+			return s
 		}
+		s.Answer = &ans
 	}
-	s.Action = a.String()
+	s.Action = a.Form
 	return s
 }
 
 // unsafeToReplay says why an action must never come from the cache.
 func unsafeToReplay(d Decided, pg *page.Page) string {
 	a := d.Action
-	switch a.Effect() {
-	case actions.AsksUser:
+	switch a.Kind {
+	case AsksUser:
 		return "it asks the user"
-	case actions.Fails:
+	case Fails:
 		return "it gives up"
-	}
-	if a.Handler() != actions.DOM {
+	case Server:
 		return "it runs on the server"
 	}
-	if id, ok := a.ElementID(); ok && pg.Secret(id) {
+	if a.HasElement && pg.Secret(a.Element) {
 		return "it types into a secret field"
 	}
-	if text, ok := a.Text(); ok && a.Name() != "finish" {
+	if a.Typed != "" {
 		for _, v := range d.Variables {
-			if v != "" && v == text {
+			if v == a.Typed {
 				return "it uses a value read during the task"
 			}
 		}
@@ -452,37 +435,10 @@ func unsafeToReplay(d Decided, pg *page.Page) string {
 
 // sameStep reports whether two steps are the same action on the same element of the same page.
 func sameStep(a, b Step) bool {
-	if a.Page != b.Page || actionName(a.Action) != actionName(b.Action) || (a.Target == nil) != (b.Target == nil) {
+	if a.Page != b.Page || a.Action != b.Action || (a.Target == nil) != (b.Target == nil) {
 		return false
 	}
-	if a.Target != nil && *a.Target != *b.Target {
-		return false
-	}
-	return withoutID(a.Action) == withoutID(b.Action)
-}
-
-// withoutID is the action's arguments other than its element id.
-func withoutID(s string) string {
-	a, err := actions.Parse(s)
-	if err != nil {
-		return s
-	}
-	args := a.Args()
-	for i, v := range args {
-		if _, ok := v.(int); ok {
-			args[i] = 0
-		}
-	}
-	return fmt.Sprint(a.Name(), args)
-}
-
-func actionName(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '(' {
-			return s[:i]
-		}
-	}
-	return s
+	return a.Target == nil || *a.Target == *b.Target
 }
 
 // Finish learns the task's trail when the task completed: every step verified, none failed,

@@ -3,12 +3,13 @@ package actioncache_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/screenagent/backend/shared/actioncache"
 	"github.com/screenagent/backend/shared/actioncache/cachedb"
-	"github.com/screenagent/backend/shared/agent/actions"
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/dynamotest"
 )
@@ -56,20 +57,30 @@ func play(t *testing.T, c *actioncache.Cache, tenant, taskID string, visits []vi
 		turn := c.Open(ctx, actioncache.Open{TenantID: tenant, TaskID: taskID, Task: task, Trail: trail, URL: v.url, Page: page.Parse(v.dom), LastFailed: v.failed})
 		a, served := turn.Lookup(ctx)
 		if !served {
-			var err error
-			if a, err = actions.Parse(v.action); err != nil {
-				t.Fatal(err)
-			}
+			a = act(v.action)
 		}
 		trail = turn.Record(actioncache.Decided{Action: a, Served: served})
 		out = append(out, turn.Outcome())
-		if a.Terminal() {
-			if err := turn.Finish(ctx, a.Name() == "finish"); err != nil {
+		if a.Kind == actioncache.Completes || a.Kind == actioncache.Fails {
+			if err := turn.Finish(ctx, a.Kind == actioncache.Completes); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	return out
+}
+
+// act reads the visits' actions: click(N), finish() and fail("…").
+func act(s string) actioncache.Act {
+	var id int
+	switch {
+	case strings.HasPrefix(s, "finish"):
+		return actioncache.Act{Name: "finish", Form: s, Kind: actioncache.Completes}
+	case strings.HasPrefix(s, "fail"):
+		return actioncache.Act{Name: "fail", Form: s, Kind: actioncache.Fails}
+	}
+	fmt.Sscanf(s, "click(%d)", &id)
+	return actioncache.Act{Name: "click", Form: "click(#)", Element: id, HasElement: true}
 }
 
 func statuses(os []actioncache.Outcome) []string {

@@ -41,8 +41,13 @@ func (e *Engine) openCache(ctx context.Context, req Request, st state, pg *page.
 // checks accept: valid on the page and not refused by the loop guard. The policies that follow
 // a model's decision apply to it alike.
 func (e *Engine) fromCache(ctx context.Context, turn *actioncache.Turn, pg *page.Page, tried map[string]int) (decision, bool) {
-	a, ok := turn.Lookup(ctx)
+	act, ok := turn.Lookup(ctx)
 	if !ok {
+		return decision{}, false
+	}
+	a, err := fromAct(act)
+	if err != nil {
+		turn.Reject("the cached action does not parse: " + err.Error())
 		return decision{}, false
 	}
 	if err := actions.Validate(a, pg.HasElement); err != nil {
@@ -69,7 +74,62 @@ func cacheDecided(d decision, served bool, userMessage string, loginFailed bool,
 	case d.sections["Extract"] != "" || d.sections["Branch"] != "":
 		skip = "it read a value or decided a branch from the page"
 	}
-	return actioncache.Decided{Action: d.action, Served: served && d.action.String() == d.modelAction, Skip: skip, Variables: mem.Variables}
+	return actioncache.Decided{Action: toAct(d.action), Served: served && d.action.String() == d.modelAction, Skip: skip, Variables: mem.Variables}
+}
+
+// toAct is the action as the cache keeps it: its form without its element id and answer, which a
+// replay takes from the page it replays on.
+func toAct(a actions.Action) actioncache.Act {
+	act := actioncache.Act{Name: a.Name(), Kind: actioncache.Continues}
+	switch {
+	case a.Effect() == actions.Completes:
+		act.Kind = actioncache.Completes
+	case a.Effect() == actions.AsksUser:
+		act.Kind = actioncache.AsksUser
+	case a.Effect() == actions.Fails:
+		act.Kind = actioncache.Fails
+	case a.Handler() == actions.Server:
+		act.Kind = actioncache.Server
+	}
+	args := a.Args()
+	for i, v := range args {
+		if id, ok := v.(int); ok && !act.HasElement {
+			act.Element, act.HasElement, args[i] = id, true, 0
+		}
+	}
+	text, hasText := a.Text()
+	switch {
+	case act.Kind == actioncache.Completes:
+		act.Answer, args = text, nil
+	case act.Kind == actioncache.Continues && hasText:
+		act.Typed = text
+	}
+	form, err := actions.New(a.Name(), args...)
+	if err != nil {
+		return actioncache.Act{Name: a.Name(), Kind: actioncache.Server}
+	}
+	act.Form = form.String()
+	return act
+}
+
+// fromAct rebuilds the action the cache offers, on the current page's element and with the
+// answer read from the current page.
+func fromAct(act actioncache.Act) (actions.Action, error) {
+	a, err := actions.Parse(act.Form)
+	if err != nil {
+		return actions.Action{}, err
+	}
+	args := a.Args()
+	for i, v := range args {
+		if _, ok := v.(int); ok && act.HasElement {
+			args[i] = act.Element
+			break
+		}
+	}
+	if act.Answer != "" {
+		args = []any{act.Answer}
+	}
+	return actions.New(a.Name(), args...)
 }
 
 // learnFromCache lets the cache learn a task that just ended; the step is committed already, so
