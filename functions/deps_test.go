@@ -40,7 +40,7 @@ var linked = map[string][]string{
 	"run-cancel":         {"shared/accounts/accountsdb", "shared/runs/runsdb"},
 	"run-get":            {"shared/accounts/accountsdb", "shared/runs/runsdb"},
 	"run-start":          {"shared/accounts/accountsdb", "shared/runs/runsdb"},
-	"run-step":           {"shared/accounts/accountsdb", "shared/llm/provider", "shared/realtime/realtimedb", "shared/runs/runsdb"},
+	"run-step":           {"shared/accounts/accountsdb", "shared/actioncache/cachedb", "shared/llm/provider", "shared/realtime/realtimedb", "shared/runs/runsdb"},
 	"session-archive":    {"shared/accounts/accountsdb", "shared/chat/chatdb"},
 	"session-latest":     {"shared/accounts/accountsdb", "shared/chat/chatdb"},
 	"session-list":       {"shared/accounts/accountsdb", "shared/chat/chatdb"},

@@ -29,6 +29,8 @@ type stepBody struct {
 	Snapshot         json.RawMessage `json:"snapshot"`
 	LastActionResult *resultBody     `json:"lastActionResult"`
 	SecretNames      []string        `json:"secretNames"`
+	// Cache false opts the step out of the action cache.
+	Cache *bool `json:"cache"`
 }
 
 // resultBody is the ToolResult of the last action; its data is not read (the snapshot shows the page).
@@ -67,7 +69,7 @@ func newHandler(svc stepper, rec metricsEmitter) http.Handler {
 		m := resp.Metrics
 		httpapi.AddLogAttrs(r.Context(), slog.String("runId", runID), slog.Int("step", resp.State.CurrentStep),
 			slog.String("action", resp.Action), slog.Int("promptTokens", m.PromptTokens),
-			slog.Int("completionTokens", m.CompletionTokens), slog.Bool("replayed", m.Replayed))
+			slog.Int("completionTokens", m.CompletionTokens), slog.Bool("replayed", m.Replayed), slog.String("cache", m.Cache))
 		if !m.Replayed {
 			_ = rec.Emit(map[string]string{"Route": "runStep"},
 				metrics.Value{Name: "Steps", Unit: metrics.Count, Value: 1},
@@ -76,6 +78,11 @@ func newHandler(svc stepper, rec metricsEmitter) http.Handler {
 				metrics.Value{Name: "LLMLatency", Unit: metrics.Milliseconds, Value: float64(m.LLMLatencyMs)},
 				metrics.Value{Name: "LLMAttempts", Unit: metrics.Count, Value: float64(m.LLMAttempts)},
 			)
+		}
+		if m.Cache != "" {
+			// The run API's bodies keep the specification's shapes: whether the action came from the
+			// action cache is said in a header.
+			w.Header().Set("X-Action-Cache", m.Cache)
 		}
 		httpapi.WriteJSON(w, http.StatusOK, resp)
 		return nil
@@ -100,6 +107,7 @@ func decode(raw []byte) (runs.StepRequest, error) {
 			return req, err
 		}
 	}
+	req.NoCache = body.Cache != nil && !*body.Cache
 	if res := body.LastActionResult; res != nil {
 		if res.Success == nil {
 			return req, httpapi.Validation("lastActionResult.success", "is required")

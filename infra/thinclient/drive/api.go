@@ -103,8 +103,14 @@ func (a *API) read(resp *http.Response, path string, out any) error {
 	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("decode %s answer: %w", path, err)
 	}
+	if h, ok := out.(headerTaker); ok {
+		h.takeHeader(resp.Header)
+	}
 	return nil
 }
+
+// headerTaker is an answer that also reads the response's headers.
+type headerTaker interface{ takeHeader(http.Header) }
 
 // interactRequest is POST /api/agent/interact's body.
 type interactRequest struct {
@@ -160,6 +166,8 @@ type runResult struct {
 
 // runResponse is the answer of /step and /answer.
 type runResponse struct {
+	// Cached is the X-Action-Cache header's "hit": the run API's body keeps its shape.
+	Cached bool   `json:"-"`
 	Action string `json:"action"`
 	Tool   *struct {
 		Name       string         `json:"name"`
@@ -195,6 +203,8 @@ func (a *API) runStep(ctx context.Context, runID string, snap *runs.Snapshot, la
 	err := a.post(ctx, "/agent/run/"+runID+"/step", map[string]any{"snapshot": snap, "lastActionResult": last}, &out)
 	return out, err
 }
+
+func (r *runResponse) takeHeader(h http.Header) { r.Cached = h.Get("X-Action-Cache") == "hit" }
 
 // runAnswer answers the pending question; confirmationID approves the action the gate held.
 func (a *API) runAnswer(ctx context.Context, runID string, approved bool, answer, confirmationID string) (runResponse, error) {
