@@ -441,21 +441,26 @@ func sameStep(a, b Step) bool {
 	return a.Target == nil || *a.Target == *b.Target
 }
 
-// Finish learns the task's trail when the task completed: every step verified, none failed,
-// nothing opted out. A run that took the entry's steps again confirms it (Runs+1, TTL renewed);
+// Finish learns the task's trail when the task completed: every step kept verified, none failed
+// but those that changed nothing, nothing opted out. A run that took the entry's steps again confirms it (Runs+1, TTL renewed);
 // one that took others rewrites it.
 func (t *Turn) Finish(ctx context.Context, completed bool) error {
 	if t.c == nil || t.in.Disabled || t.trail.OptedOut || !completed || len(t.trail.Steps) == 0 {
 		return nil
 	}
+	// A failed action that left the page as it was (a click something covered) changed nothing:
+	// the run's path is the same without it. Any other failure leaves the run unlearned.
+	var steps []Step
 	for _, s := range t.trail.Steps {
-		if s.Failed {
+		switch {
+		case !s.Failed:
+			steps = append(steps, s.Step)
+		case s.Next != s.Page:
 			return nil
 		}
 	}
-	steps := make([]Step, len(t.trail.Steps))
-	for i, s := range t.trail.Steps {
-		steps[i] = s.Step
+	if len(steps) == 0 {
+		return nil
 	}
 	now := t.c.now()
 	key := EntryKey(t.in.Task)

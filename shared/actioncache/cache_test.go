@@ -154,12 +154,24 @@ func TestFailedReplaysAndFailedRunsAreNotKept(t *testing.T) {
 			}
 		})
 	}
-	t.Run("a run with a failed step teaches nothing", func(t *testing.T) {
+	t.Run("a run whose failed step changed the page teaches nothing", func(t *testing.T) {
 		c, _, _ := newCache(t)
-		failing := []visit{{home, homeDOM, "click(1)", false}, {home, homeDOM, "click(1)", true}, {settings, setDOM, "click(3)", false}, {settings, doneDOM, "finish()", false}}
+		failing := []visit{{home, homeDOM, "click(2)", false}, {settings, setDOM, "click(3)", true}, {settings, doneDOM, "finish()", false}}
 		play(t, c, "ten-a", "t1", failing)
 		if got := statuses(play(t, c, "ten-a", "t2", settingsRun)); !equal(got, []string{"miss", "miss", "miss"}) {
 			t.Errorf("run after a run with a failure = %v, want all misses", got)
+		}
+	})
+	t.Run("a failed step that changed nothing is left out", func(t *testing.T) {
+		c, store, _ := newCache(t)
+		covered := []visit{{home, homeDOM, "click(1)", false}, {home, homeDOM, "click(1)", true}, {settings, setDOM, "click(3)", false}, {settings, doneDOM, "finish()", false}}
+		play(t, c, "ten-a", "t1", covered)
+		e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey(task))
+		if err != nil || len(e.Steps) != 3 {
+			t.Fatalf("entry = %d steps (%v), want the 3 that worked", len(e.Steps), err)
+		}
+		if got := statuses(play(t, c, "ten-a", "t2", settingsRun)); !equal(got, []string{"hit", "hit", "hit"}) {
+			t.Errorf("run after it = %v, want all hits", got)
 		}
 	})
 }
