@@ -28,6 +28,9 @@ import (
 // ErrNotFound is what a Store answers for an entry that is absent or expired.
 var ErrNotFound = errors.New("actioncache: no entry")
 
+// MaxSteps bounds what a task teaches: its trail rides on the task's item.
+const MaxSteps = 60
+
 // DefaultTTL is how long an entry lives after the last verified run that wrote or confirmed it.
 const DefaultTTL = 14 * 24 * time.Hour
 
@@ -157,8 +160,8 @@ type trail struct {
 	Off string `json:"off,omitempty"`
 	// Lost says the task left the entry's path: the cursor no longer says where it is.
 	Lost bool `json:"lost,omitempty"`
-	// OptedOut says a request of the task opted out: the task is never learned.
-	OptedOut bool `json:"optedOut,omitempty"`
+	// NoLearn says the task is never learned: a request opted out, or it ran too long.
+	NoLearn bool `json:"noLearn,omitempty"`
 }
 
 type trailStep struct {
@@ -339,7 +342,7 @@ func (t *Turn) Record(d Decided) []byte {
 		return t.in.Trail
 	}
 	if t.in.Disabled {
-		t.trail.OptedOut = true
+		t.trail.NoLearn = true
 		d.Skip = "the request opted out"
 	}
 	s := trailStep{Step: t.describe(d), Served: d.Served}
@@ -350,6 +353,10 @@ func (t *Turn) Record(d Decided) []byte {
 		t.follow(s.Step, d.Action)
 	}
 	t.trail.Steps = append(t.trail.Steps, s)
+	if len(t.trail.Steps) > MaxSteps {
+		// The trail rides on the task's item, written every step: a task this long is not learned.
+		t.trail = trail{Off: "the task is too long to learn", NoLearn: true}
+	}
 	b, err := json.Marshal(t.trail)
 	if err != nil {
 		return t.in.Trail
@@ -445,7 +452,7 @@ func sameStep(a, b Step) bool {
 // but those that changed nothing, nothing opted out. A run that took the entry's steps again confirms it (Runs+1, TTL renewed);
 // one that took others rewrites it.
 func (t *Turn) Finish(ctx context.Context, completed bool) error {
-	if t.c == nil || t.in.Disabled || t.trail.OptedOut || !completed || len(t.trail.Steps) == 0 {
+	if t.c == nil || t.in.Disabled || t.trail.NoLearn || !completed || len(t.trail.Steps) == 0 {
 		return nil
 	}
 	// A failed action that left the page as it was (a click something covered) changed nothing:

@@ -1,6 +1,8 @@
 package actioncache
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -128,4 +130,21 @@ func FuzzAnswerTemplate(f *testing.F) {
 			t.Errorf("Rederive on the learning page = %q, %v; want %q", got, ok, answer)
 		}
 	})
+}
+
+func TestLongTasksAreNotLearned(t *testing.T) {
+	c := &Cache{}
+	pg := page.Parse(`<button id="1">Next</button>`)
+	var b []byte
+	for i := 0; i <= MaxSteps; i++ {
+		turn := c.Open(context.Background(), Open{TenantID: "t", Task: "page through", Trail: b, URL: "https://x.example/", Page: pg})
+		b = turn.Record(Decided{Action: Act{Name: "click", Form: "click(#)", Element: 1, HasElement: true}})
+	}
+	var tr trail
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Steps) != 0 || !tr.NoLearn || tr.Off == "" {
+		t.Errorf("trail after %d steps = %d steps, noLearn %v, off %q; want it emptied, never learned and off", MaxSteps+1, len(tr.Steps), tr.NoLearn, tr.Off)
+	}
 }
