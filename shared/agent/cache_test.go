@@ -218,3 +218,39 @@ func TestSecretValuesAreNeverCached(t *testing.T) {
 		}
 	}
 }
+
+func TestThePaymentGateHoldsAReplayInCarefulMode(t *testing.T) {
+	f := newFixture(t)
+	f.withCache(t)
+	const task = "Pay the open invoice"
+	invoice := `<div><h1>Invoice 2024-117</h1><p>Amount due: $120.00</p><button id="5">Pay now</button></div>`
+	paid := `<div><h1>Invoice 2024-117</h1><p>Paid. Thank you.</p></div>`
+	play := func(mode string) []Response {
+		var out []Response
+		taskID := ""
+		for i, dom := range []string{invoice, paid} {
+			req := Request{TaskID: taskID, URL: "https://billing.example/invoice", Query: task, DOM: dom, Mode: mode}
+			if i > 0 {
+				req.Report = &tasks.Report{Status: "success"}
+			}
+			r := f.step(t, req)
+			out, taskID = append(out, r), r.TaskID
+			if r.Status != StatusExecuting {
+				break
+			}
+		}
+		return out
+	}
+	f.llm.Reply(reply("I pay.", "click(5)"))
+	f.llm.Reply(reply("Paid.", "finish()"))
+	if got := play(ModeAutonomous); len(got) != 2 || got[1].Status != string(tasks.StatusCompleted) {
+		t.Fatalf("autonomous run = %+v, want the payment then completed", actionsOf(got))
+	}
+	got := play(ModeCareful)
+	if got[0].Action == "click(5)" || got[0].Status != StatusNeedsUserInput || got[0].ConfirmationID == "" {
+		t.Errorf("careful replay = %q (%s), want the gate's question with a confirmation id", got[0].Action, got[0].Status)
+	}
+	if f.llm.Calls() != 2 {
+		t.Errorf("LLM calls = %d, want still 2: the question came from the gate, not the model", f.llm.Calls())
+	}
+}
