@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"time"
 
 	"github.com/screenagent/backend/shared/actioncache"
 	"github.com/screenagent/backend/shared/agent/actions"
@@ -135,7 +134,7 @@ func fromAct(act actioncache.Act) (actions.Action, error) {
 // learnFromCache lets the cache learn a task that just ended; the step is committed already, so
 // a failure only costs a later run its cache hits and is logged.
 func (e *Engine) learnFromCache(ctx context.Context, turn *actioncache.Turn, status tasks.Status) {
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.writeReserve())
 	defer cancel()
 	if err := turn.Finish(wctx, status == tasks.StatusCompleted); err != nil {
 		e.logger().WarnContext(ctx, "action cache: learn the task", "error", err.Error())

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html"
 	"strings"
-	"time"
 
 	"github.com/screenagent/backend/shared/actioncache"
 	"github.com/screenagent/backend/shared/agent/page"
@@ -171,7 +170,7 @@ func (s *Service) learnFromCache(ctx context.Context, c *cacheTurn, status Statu
 	if c == nil {
 		return
 	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), orDefault(s.WriteReserve, DefaultWriteReserve))
 	defer cancel()
 	if err := c.turn.Finish(wctx, status == StatusCompleted); err != nil {
 		s.logger().WarnContext(ctx, "action cache: learn the run", "error", err.Error())
