@@ -407,7 +407,8 @@ func (e *Engine) replay(ctx context.Context, tenant string, req Request) (Respon
 func (e *Engine) store(ctx context.Context, req Request, st state, prevAction string, step tasks.Step, status tasks.Status, resp Response, debug map[string]any) error {
 	tenant := req.Identity.TenantID
 	now := e.now()
-	capture, err := e.Chat.CaptureDOM(ctx, tenant, st.session.ID, page.RedactDOM(req.DOM))
+	// The stored page keeps no secret: neither a secret field's value nor a typed secret the page shows back.
+	capture, err := e.Chat.CaptureDOM(ctx, tenant, st.session.ID, page.RedactDOM(st.task.Memory.Secrets.Redact(req.DOM)))
 	if err != nil {
 		return err
 	}
