@@ -21,7 +21,7 @@ func heavy(pkg string) bool {
 // linked is what each function may link of heavy, and must: a function that gains a store or the LLM
 // client, or keeps one it no longer uses, fails here. A new function is added to this table.
 var linked = map[string][]string{
-	"agent-interact": {"shared/accounts/accountsdb", "shared/agent/agentdb", "shared/chat/chatdb",
+	"agent-interact": {"shared/accounts/accountsdb", "shared/actioncache/cachedb", "shared/agent/agentdb", "shared/chat/chatdb",
 		"shared/knowledge/knowledgedb", "shared/llm/provider", "shared/realtime/realtimedb", "shared/search/searchdb", "shared/tasks/tasksdb"},
 	"api-health":         {"shared/accounts/accountsdb"},
 	"auth-login":         {"shared/accounts/accountsdb"},
@@ -40,7 +40,7 @@ var linked = map[string][]string{
 	"run-cancel":         {"shared/accounts/accountsdb", "shared/runs/runsdb"},
 	"run-get":            {"shared/accounts/accountsdb", "shared/runs/runsdb"},
 	"run-start":          {"shared/accounts/accountsdb", "shared/runs/runsdb"},
-	"run-step":           {"shared/accounts/accountsdb", "shared/llm/provider", "shared/realtime/realtimedb", "shared/runs/runsdb"},
+	"run-step":           {"shared/accounts/accountsdb", "shared/actioncache/cachedb", "shared/llm/provider", "shared/realtime/realtimedb", "shared/runs/runsdb"},
 	"session-archive":    {"shared/accounts/accountsdb", "shared/chat/chatdb"},
 	"session-latest":     {"shared/accounts/accountsdb", "shared/chat/chatdb"},
 	"session-list":       {"shared/accounts/accountsdb", "shared/chat/chatdb"},

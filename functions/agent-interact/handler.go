@@ -50,7 +50,7 @@ func newHandler(engine interactor, prefs debugmode.PreferencesReader, rec metric
 			return httpError(err)
 		}
 		httpapi.AddLogAttrs(r.Context(), slog.String("taskId", resp.TaskID), slog.Int("step", resp.CurrentStep),
-			slog.String("action", resp.LogAction), slog.String("taskStatus", resp.Status),
+			slog.String("action", resp.LogAction), slog.String("taskStatus", resp.Status), slog.String("cache", resp.Metrics.Cache),
 			slog.Int("promptTokens", resp.Metrics.PromptTokens), slog.Int("completionTokens", resp.Metrics.CompletionTokens))
 		m := resp.Metrics
 		_ = rec.Emit(map[string]string{"Route": "interact"},

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/screenagent/backend/shared/actioncache"
+	"github.com/screenagent/backend/shared/actioncache/cachedb"
 	"github.com/screenagent/backend/shared/agent"
 	"github.com/screenagent/backend/shared/agent/agentdb"
 	"github.com/screenagent/backend/shared/app"
@@ -52,6 +54,7 @@ func main() {
 			Search:    searcher,
 			Gate:      a.Accounts(),
 			LLM:       client,
+			Cache:     &actioncache.Cache{Store: cachedb.New(a.DynamoDB, a.Config.TasksTable)},
 			Model:     info.Model,
 			Events:    events,
 			Logger:    a.Logger,

@@ -33,6 +33,8 @@ type stepBody struct {
 	SecretNames      []string        `json:"secretNames"`
 	// LastActionResults are the results of each call of the last step's batch, in order.
 	LastActionResults []resultBody `json:"lastActionResults"`
+	// Cache false opts the step out of the action cache.
+	Cache *bool `json:"cache"`
 }
 
 // resultBody is the ToolResult of the last action; its data is not read (the snapshot shows the page).
@@ -73,7 +75,7 @@ func newHandler(svc stepper, rec metricsEmitter) http.Handler {
 		m := resp.Metrics
 		httpapi.AddLogAttrs(r.Context(), slog.String("runId", runID), slog.Int("step", resp.State.CurrentStep),
 			slog.String("action", resp.Action), slog.Int("promptTokens", m.PromptTokens),
-			slog.Int("completionTokens", m.CompletionTokens), slog.Bool("replayed", m.Replayed))
+			slog.Int("completionTokens", m.CompletionTokens), slog.Bool("replayed", m.Replayed), slog.String("cache", m.Cache))
 		if !m.Replayed {
 			_ = rec.Emit(map[string]string{"Route": "runStep"},
 				metrics.Value{Name: "Steps", Unit: metrics.Count, Value: 1},
@@ -82,6 +84,11 @@ func newHandler(svc stepper, rec metricsEmitter) http.Handler {
 				metrics.Value{Name: "LLMLatency", Unit: metrics.Milliseconds, Value: float64(m.LLMLatencyMs)},
 				metrics.Value{Name: "LLMAttempts", Unit: metrics.Count, Value: float64(m.LLMAttempts)},
 			)
+		}
+		if m.Cache != "" {
+			// The run API's bodies keep the specification's shapes: whether the action came from the
+			// action cache is said in a header.
+			w.Header().Set("X-Action-Cache", m.Cache)
 		}
 		httpapi.WriteJSON(w, http.StatusOK, resp)
 		return nil
@@ -106,6 +113,7 @@ func decode(raw []byte) (runs.StepRequest, error) {
 			return req, err
 		}
 	}
+	req.NoCache = body.Cache != nil && !*body.Cache
 	if res := body.LastActionResult; res != nil {
 		if res.Success == nil {
 			return req, httpapi.Validation("lastActionResult.success", "is required")

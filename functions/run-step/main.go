@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/screenagent/backend/shared/actioncache"
+	"github.com/screenagent/backend/shared/actioncache/cachedb"
 	"github.com/screenagent/backend/shared/app"
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/metrics"
@@ -29,6 +31,7 @@ func main() {
 		svc.LLM = client
 		svc.Gate = runapi.TenantGate{Accounts: a.Accounts()}
 		svc.Model = info.Model
+		svc.Cache = &actioncache.Cache{Store: cachedb.New(a.DynamoDB, a.Config.TasksTable)}
 		svc.Events, err = realtimeapp.Publisher(a)
 		return err
 	})

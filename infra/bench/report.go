@@ -41,6 +41,10 @@ type Report struct {
 	// Units are the request units of chosen steps of one interact task (50K pages).
 	Units    []StepUnits
 	RunUnits StepUnits
+	// Cached is an interact step served from the action cache (a repeat of a completed task on
+	// a 50K page), CachedUnits its request units.
+	Cached      Timing
+	CachedUnits StepUnits
 
 	Eval *EvalTotals
 
@@ -191,6 +195,9 @@ func (r *Report) Markdown(w io.Writer) {
 			100*float64(pg.PromptEst-pg.PromptExact)/float64(max(pg.PromptExact, 1)), pg.Snapshot)
 	}
 	p("| run API, full snapshot (100 elements, 6,000 characters of text) | %d | %s | %s | | | | | |", r.Run.Samples, ms(r.Run.P50), ms(r.Run.P99))
+	if r.Cached.Samples > 0 {
+		p("| interact, 50K-character page, served from the action cache (no LLM call) | %d | %s | %s | | | | | |", r.Cached.Samples, ms(r.Cached.P50), ms(r.Cached.P99))
+	}
 	p("")
 
 	p("## DynamoDB request units per step (ReturnConsumedCapacity TOTAL over every call of the step)")
@@ -204,6 +211,9 @@ func (r *Report) Markdown(w io.Writer) {
 	}
 	if r.RunUnits.Step > 0 {
 		p("| run step %d | %.1f | %.1f | %s |", r.RunUnits.Step, r.RunUnits.Read, r.RunUnits.Write, callList(r.RunUnits.Calls))
+	}
+	if u := r.CachedUnits; u.Step > 0 {
+		p("| interact step %d served from the action cache | %.1f | %.1f | %s |", u.Step, u.Read, u.Write, callList(u.Calls))
 	}
 	p("")
 	if n := len(r.Units); n > 0 && len(r.Units[n-1].Items) > 0 {

@@ -33,6 +33,8 @@ import (
 	"github.com/screenagent/backend/infra/emulator"
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
+	"github.com/screenagent/backend/shared/actioncache"
+	"github.com/screenagent/backend/shared/actioncache/cachedb"
 	"github.com/screenagent/backend/shared/agent"
 	"github.com/screenagent/backend/shared/agent/agentdb"
 	"github.com/screenagent/backend/shared/agent/page"
@@ -95,6 +97,7 @@ func BenchmarkReport(b *testing.B) {
 	}
 	r.Units = env.taskUnits(b)
 	r.Run, r.RunUnits = env.runFigures(b)
+	r.Cached, r.CachedUnits = env.cachedFigures(b)
 	r.Eval = readEval(b, root)
 	r.Duration = time.Since(start)
 
@@ -379,7 +382,8 @@ func newStepEnv(b *testing.B, db *dynamotest.DB) *stepEnv {
 	}
 	taskStore := tasksdb.New(a.DynamoDB, a.Config.TasksTable, policy.Tasks)
 	chatStore := chatdb.New(a.DynamoDB, a.Config.SessionsTable, a.Config.MessagesTable, policy.Chat)
-	engine := &agent.Engine{Tasks: taskStore, Chat: chatStore, Commit: &agentdb.Writer{Tasks: taskStore, Chat: chatStore, DB: a.DynamoDB}, Knowledge: know, LLM: e.llm, Model: "bench-model", Logger: a.Logger}
+	engine := &agent.Engine{Tasks: taskStore, Chat: chatStore, Commit: &agentdb.Writer{Tasks: taskStore, Chat: chatStore, DB: a.DynamoDB}, Knowledge: know, LLM: e.llm, Model: "bench-model", Logger: a.Logger,
+		Cache: &actioncache.Cache{Store: cachedb.New(a.DynamoDB, a.Config.TasksTable)}}
 	if e.interact, err = a.Protect(ratelimit.ClassInteract, interactHandler(engine)); err != nil {
 		b.Fatal(err)
 	}
@@ -494,7 +498,13 @@ const interactReply = "<Thought>The first product matches the task.</Thought>\n<
 // task's id and the prompt the LLM received.
 func (e *stepEnv) interactStep(b *testing.B, taskID, dom string) (time.Duration, string, []byte) {
 	e.fakeLLM.SetDefault(interactReply)
-	body := interactBody{URL: "https://shop.example/catalog", Query: "Add the cheapest steel water bottle to the cart", DOM: dom, TaskID: taskID}
+	work, resp, raw := e.interactAs(b, "Add the cheapest steel water bottle to the cart", taskID, dom)
+	return work, resp.TaskID, raw
+}
+
+// interactAs runs one step of a task on dom and returns the work, the answer and the request.
+func (e *stepEnv) interactAs(b *testing.B, query, taskID, dom string) (time.Duration, agent.Response, []byte) {
+	body := interactBody{URL: "https://shop.example/catalog", Query: query, DOM: dom, TaskID: taskID}
 	if taskID != "" {
 		body.LastActionStatus = "success"
 	}
@@ -509,7 +519,43 @@ func (e *stepEnv) interactStep(b *testing.B, taskID, dom string) (time.Duration,
 	if err := json.Unmarshal(answer, &resp); err != nil {
 		b.Fatal(err)
 	}
-	return work, resp.Data.TaskID, raw
+	return work, resp.Data, raw
+}
+
+// cachedRepeats is how often the bench repeats the cached task.
+const cachedRepeats = 5
+
+// cachedFigures completes a three-step task on a 50K page once with the model, then repeats it:
+// every repeated step is served from the action cache. It returns their work and the units of a
+// continuing cached step.
+func (e *stepEnv) cachedFigures(b *testing.B) (Timing, StepUnits) {
+	const query = "Open the second bottle, then add it to the cart"
+	dom := benchPage(50_000, 1)
+	replies := []string{"<Thought>Open it.</Thought>\n<Action>click(8)</Action>", "<Thought>Add it.</Thought>\n<Action>click(9)</Action>", "<Thought>Done.</Thought>\n<Action>finish()</Action>"}
+	var works []time.Duration
+	var units StepUnits
+	for run := 0; run <= cachedRepeats; run++ {
+		taskID := ""
+		for i, reply := range replies {
+			if run == 0 {
+				e.fakeLLM.Reply(reply)
+			}
+			work, resp, _ := e.interactAs(b, query, taskID, dom)
+			taskID = resp.TaskID
+			calls := e.capacity.Take()
+			if run == 0 {
+				continue
+			}
+			if resp.Metrics.Cache != actioncache.Hit {
+				b.Fatalf("repeat %d step %d: metrics.cache = %q, want hit", run, i+1, resp.Metrics.Cache)
+			}
+			works = append(works, work)
+			if run == 1 && i == 1 {
+				units = e.account(b, 2, calls)
+			}
+		}
+	}
+	return Timing{P50: Percentile(works, 50), P99: Percentile(works, 99), Samples: len(works)}, units
 }
 
 // interactFigures runs stepsPerPage steps on pages of n characters.

@@ -46,6 +46,7 @@ func run() (int, error) {
 	verbose := flag.Bool("v", false, "print the stack's logs here too (VERBOSE=1 with make eval)")
 	slow := flag.Bool("slow", os.Getenv("EVAL_SLOW") == "1", "raise the functions', LLM, step and case time limits for a slow model (EVAL_SLOW=1)")
 	batch := flag.Bool("batch", true, "the thin client declares actionBatch and runs several actions per answer (-batch=false: one action per step)")
+	repeat := flag.Bool("repeat", true, "run every case a second time after the first pass (the action cache's repeat pass)")
 	flag.Parse()
 
 	apis, err := parseAPIs(*apiFlag)
@@ -84,7 +85,7 @@ func run() (int, error) {
 	fmt.Fprintf(os.Stderr, "The stack's logs (JSON) go to %s; -v (VERBOSE=1 make eval) shows them here too.\n", relPath(root, logPath))
 	rep, err := suite.Run(ctx, suite.Config{
 		Cases: scenario.Cases(*filter, apis), Model: model, DynamoDBEndpoint: os.Getenv("DYNAMODB_TEST_ENDPOINT"),
-		Progress: os.Stderr, Log: log, Slow: *slow, Batch: *batch,
+		Progress: os.Stderr, Log: log, Slow: *slow, Batch: *batch, Repeat: *repeat,
 	})
 	if err != nil {
 		return 1, err

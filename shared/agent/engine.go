@@ -82,6 +82,8 @@ type Engine struct {
 	// Events publishes the session's real-time events; nil publishes none.
 	Events Events
 	LLM    llm.Client
+	// Cache serves repeated tasks without the model; nil serves nothing.
+	Cache ActionCache
 	// Model names the configured model for records (the reply's own model wins when given).
 	Model string
 	// MaxSteps bounds a task (50 by default).
@@ -195,11 +197,15 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 
 	stream, planBefore := e.events(ctx, tenant, st), snapshotPlan(mem.Plan)
 	stream.Send(ctx, executing(st, mem))
+	turn := e.openCache(ctx, req, st, pg)
 	d, loginFailed := checkLogin(mem, loginView(req.URL, pg))
+	served := false
 	if !loginFailed {
-		if d, err = e.decide(ctx, system, user, pg, tried, &st, req.URL); err != nil {
-			e.recordFailure(ctx, st, err, start)
-			return Response{}, fmt.Errorf("%w: %w", ErrLLM, err)
+		if d, served = e.fromCache(ctx, turn, pg, tried); !served {
+			if d, err = e.decide(ctx, system, user, pg, tried, &st, req.URL); err != nil {
+				e.recordFailure(ctx, st, err, start)
+				return Response{}, fmt.Errorf("%w: %w", ErrLLM, err)
+			}
 		}
 	}
 	planChange, branch := updatePlan(mem, d.sections)
@@ -212,6 +218,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	chk.fold(d)
 	mem.Expected = parseExpectation(d.sections["Expect"])
 	extracted := extract(mem, d.sections["Extract"])
+	mem.Cache = turn.Record(cacheDecided(d, served, userMessage, loginFailed, mem))
 
 	stepIndex := st.task.StepCount
 	status := tasks.StatusActive
@@ -238,7 +245,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 			LLMLatencyMs: d.latency.Milliseconds(), LLMAttempts: d.attempts,
 			PromptTokens: d.usage.PromptTokens, CompletionTokens: d.usage.CompletionTokens,
 			StepCount: stepIndex + 1, MaxSteps: e.maxSteps(), PageTokens: rendered.Tokens,
-			PageTruncated: rendered.Truncated, CorrectiveRetry: d.corrected,
+			PageTruncated: rendered.Truncated, CorrectiveRetry: d.corrected, Cache: turn.Outcome().Status,
 		},
 		ExpectedOutcome: mem.Expected, Verification: chk.verification, Correction: chk.correction,
 		ToolAction: toolAction(d.action), ExtractedVariables: mem.Variables, ConfirmationID: confirmation,
@@ -267,7 +274,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 		resp.DebugInfo = map[string]any{
 			"knowledge": know.Debug, "promptChars": len(system) + len(user), "pageTokens": rendered.Tokens,
 			"pageElements": rendered.ElementsTotal, "pageElementsShown": rendered.ElementsShown,
-			"modelAction": storedModel, "parseErrors": d.parseErrors,
+			"modelAction": storedModel, "parseErrors": d.parseErrors, "cache": turn.Outcome(),
 		}
 	}
 
@@ -281,7 +288,9 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	}
 	mem.Remember(tasks.Brief{Index: stepIndex, Thought: d.thought, Action: stored, Actions: step.Actions, URL: req.URL, Fingerprint: fp, Note: d.note})
 	mem.Page = pg.Digest()
-	if err := e.store(ctx, req, st, prevAction, step, status, resp, debugData(d, storedModel, planChange, rendered, know, system, user)); err != nil {
+	debug := debugData(d, storedModel, planChange, rendered, know, system, user)
+	debug["cache"] = turn.Outcome()
+	if err := e.store(ctx, req, st, prevAction, step, status, resp, debug); err != nil {
 		if errors.Is(err, tasks.ErrIdempotencyRace) {
 			// The same request committed first: answer what it answered.
 			if resp, found, rerr := e.replay(ctx, tenant, req); found || rerr != nil {
@@ -290,6 +299,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 		}
 		return Response{}, err
 	}
+	e.learnFromCache(ctx, turn, status)
 	stream.Send(ctx, stepEvents(st, planBefore, mem, resp, extracted)...)
 	return resp, nil
 }
@@ -404,7 +414,8 @@ func (e *Engine) replay(ctx context.Context, tenant string, req Request) (Respon
 func (e *Engine) store(ctx context.Context, req Request, st state, prevAction string, step tasks.Step, status tasks.Status, resp Response, debug map[string]any) error {
 	tenant := req.Identity.TenantID
 	now := e.now()
-	capture, err := e.Chat.CaptureDOM(ctx, tenant, st.session.ID, page.RedactDOM(req.DOM))
+	// The stored page keeps no secret: neither a secret field's value nor a typed secret the page shows back.
+	capture, err := e.Chat.CaptureDOM(ctx, tenant, st.session.ID, page.RedactDOM(st.task.Memory.Secrets.Redact(req.DOM)))
 	if err != nil {
 		return err
 	}

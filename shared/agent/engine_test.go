@@ -37,6 +37,7 @@ type fixture struct {
 	llm    *llmtest.Server
 	tasks  *tasksdb.Store
 	chat   *chatdb.Store
+	db     *dynamotest.DB
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -49,6 +50,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f := &fixture{
 		llm:   fake,
+		db:    db,
 		tasks: tasksdb.New(db.Client, db.Tables["TasksTable"], tasks.DefaultRetention),
 		chat:  chatdb.New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"], chat.DefaultRetention()),
 	}

@@ -35,7 +35,9 @@ func TestTypedSecretEchoesAreRedacted(t *testing.T) {
 	}
 	echo := &tasks.Report{Status: "failure", Error: &tasks.ActionError{Message: `Could not type "` + secret + `" into the field`, Action: `setValue(6, "` + secret + `")`}}
 	r2 := f.step(t, Request{TaskID: r1.TaskID, DOM: toggledLoginDOM, URL: "https://crm.example.com/login", Report: echo})
-	r3 := f.step(t, Request{TaskID: r1.TaskID, DOM: toggledLoginDOM, URL: "https://crm.example.com/login", Report: &tasks.Report{Status: "success"}})
+	// The page shows the typed password back as text, as some sites do: the stored page must not keep it.
+	shownBack := toggledLoginDOM + `<p>You typed ` + secret + ` ` + strings.Repeat("and the page goes on with more text. ", 300) + `</p>`
+	r3 := f.step(t, Request{TaskID: r1.TaskID, DOM: shownBack, URL: "https://crm.example.com/login", Report: &tasks.Report{Status: "success"}})
 
 	ctx := context.Background()
 	for i, req := range f.llm.Requests() {
@@ -47,7 +49,17 @@ func TestTypedSecretEchoesAreRedacted(t *testing.T) {
 	task, _ := f.tasks.GetTask(ctx, alice.TenantID, r1.TaskID)
 	msgs, _ := f.chat.ListMessages(ctx, alice.TenantID, r1.SessionID, 50, time.Time{})
 	debug, _ := f.tasks.ListDebug(ctx, alice.TenantID, tasks.DebugFilter{TaskID: r1.TaskID})
-	for name, v := range map[string]any{"steps": steps, "task": task, "messages": msgs, "debug": debug, "step 2": r2, "step 3": r3} {
+	stored := map[string]any{"steps": steps, "task": task, "messages": msgs, "debug": debug, "step 2": r2, "step 3": r3}
+	for _, m := range msgs.Messages {
+		if m.SnapshotID != "" {
+			snap, err := f.chat.GetSnapshot(ctx, alice.TenantID, r1.SessionID, m.SnapshotID)
+			if err != nil {
+				t.Fatalf("snapshot %s: %v", m.SnapshotID, err)
+			}
+			stored["snapshot "+m.SnapshotID] = snap
+		}
+	}
+	for name, v := range stored {
 		b, _ := json.Marshal(v)
 		if strings.Contains(string(b), secret) {
 			t.Errorf("%s hold the secret: %s", name, b)

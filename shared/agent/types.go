@@ -42,6 +42,8 @@ type Request struct {
 	SecretNames []trust.NamedSecret
 	// Batch: the client declared actionBatch and runs the answer's actions in order.
 	Batch bool
+	// NoCache opts the step out of the action cache (cache: false).
+	NoCache bool
 }
 
 // Limits of extracted variables (SERVER_QA_ROADMAP.md §3).
@@ -96,6 +98,8 @@ type Metrics struct {
 	PageTokens       int   `json:"pageTokens"`
 	PageTruncated    bool  `json:"pageTruncated"`
 	CorrectiveRetry  bool  `json:"correctiveRetry,omitempty"`
+	// Cache says whether the action came from the action cache: hit, miss or off.
+	Cache string `json:"cache,omitempty"`
 }
 
 // Response is the NextActionResponse (§4.2, §4.11, §4.12) inside the success envelope.

@@ -53,6 +53,8 @@ type Input struct {
 	Capabilities []string `json:"capabilities"`
 	// LastActionResults are the outcomes of each action of the last answer's batch.
 	LastActionResults []tasks.ActionResult `json:"lastActionResults"`
+	// Cache false opts the request out of the action cache.
+	Cache *bool `json:"cache"`
 }
 
 // NewRequest validates an interact request's body against the limits and returns the request it
@@ -135,6 +137,7 @@ func NewRequest(in Input) (Request, error) {
 		TaskID: strings.ToLower(in.TaskID), SessionID: strings.ToLower(in.SessionID), Report: report,
 		Variables: in.ExtractedVariables, Mode: cmp.Or(in.Mode, ModeAutonomous), ConfirmationID: in.ConfirmationID, Batch: batch,
 		SecretNames: secrets,
+		NoCache:     in.Cache != nil && !*in.Cache,
 	}, nil
 }
 

@@ -244,10 +244,12 @@ type Run struct {
 	// kept, so the model types it again, and that call is not held a second time.
 	ApprovedSecretType *Tool
 	// Result is the final answer of a completed run; Error says why a run stopped or was cancelled.
-	Result    string
-	Error     string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Result string
+	Error  string
+	// CacheTrail is the run's trail for the action cache (package actioncache), opaque here.
+	CacheTrail []byte
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // Retention says how long runs are kept.

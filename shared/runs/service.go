@@ -73,6 +73,8 @@ type Service struct {
 	Gate GateSettings
 	// Events publishes the run's real-time events; nil publishes none.
 	Events Events
+	// Cache serves repeated runs without the model; nil serves nothing.
+	Cache ActionCache
 	// Model names the configured model for records (the reply's own model wins when given).
 	Model string
 	// MaxSteps bounds new runs (DefaultMaxSteps when 0).
@@ -181,6 +183,8 @@ type StepRequest struct {
 	SecretNames    []trust.NamedSecret
 	IdempotencyKey string
 	RequestHash    string
+	// NoCache opts the step out of the action cache (cache: false).
+	NoCache bool
 }
 
 // Step decides the run's next action in the order of PROXY_SERVER_ARCHITECTURE.md §4.2: max
@@ -231,6 +235,8 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 	page := next.CurrentSnapshot
 	// Without a page there is nothing to decide on: the first move is to look (no LLM call).
 	d := decision{reply: Reply{Type: ReplyToolCall, Tool: Tool{Name: ToolObserve}, Thought: "No page has been observed yet."}}
+	var turn *cacheTurn
+	served := false
 	if page != nil {
 		leaseID := uuid.NewString()
 		if replayed, found, err := s.lease(ctx, idem, run, leaseID); found || err != nil {
@@ -249,7 +255,10 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 			Page: page, Reflection: adjusting(run.Reflections, run.CurrentStep), Secrets: next.SecretNames,
 			Step: run.CurrentStep + 1, MaxSteps: run.MaxSteps, Now: s.now(), Clock: run.clock(), Batch: run.Batch,
 		})
-		if d, err = s.decide(ctx, system, user, page, next.SecretNames, run.Batch); err != nil || d.invalid != "" {
+		turn = s.openCache(ctx, req, run, result, page)
+		if d, served = s.fromCache(ctx, turn); served {
+			// The cached step goes through the same loop rules, gate and reflection below.
+		} else if d, err = s.decide(ctx, system, user, page, next.SecretNames, run.Batch); err != nil || d.invalid != "" {
 			// The run stays exactly as it was: the client retries the step.
 			if errors.Is(err, llm.ErrNotConfigured) {
 				// Not an outage: the cold start logged what to set, and the edge answers with it.
@@ -284,6 +293,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 		kept = &keptAll[0]
 	}
 	redactReply(&next, &d.reply)
+	m.Cache = turn.status()
 
 	entry := Entry{
 		StepNumber: run.CurrentStep + 1, Thought: d.reply.Thought, PreviousResult: result,
@@ -326,6 +336,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 		}
 	}
 	next.CurrentStep = entry.StepNumber
+	next.CacheTrail = turn.record(run.CacheTrail, entry, served)
 	resp := StepResponse{State: stateOf(next), Metrics: m}
 	switch entry.Action {
 	case ToolFinish:
@@ -339,7 +350,10 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 			resp.Tools = toolViews(sentAll)
 		}
 	}
-	return s.save(ctx, idem, run, next, &entry, resp)
+	if resp, err = s.save(ctx, idem, run, next, &entry, resp); err == nil {
+		s.learnFromCache(ctx, turn, next.Status)
+	}
+	return resp, err
 }
 
 // stop ends the run with status error and reason, keeping the last result for the history.

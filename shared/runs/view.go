@@ -73,6 +73,8 @@ type StepMetrics struct {
 	LLMAttempts      int
 	CorrectiveRetry  bool
 	Replayed         bool
+	// Cache says whether the action came from the action cache: hit, miss or off ("" without a page).
+	Cache string
 }
 
 // RunView is the state of GET /agent/run/{runId}.

@@ -38,6 +38,8 @@ type Memory struct {
 	Secrets trust.Secrets `json:"-" dynamodbav:"secrets"`
 	// SecretNames are the secrets the client holds, by name (the latest request that named them).
 	SecretNames []trust.NamedSecret `json:"-" dynamodbav:"secretNames,omitempty"`
+	// Cache is the task's trail for the action cache (package actioncache), opaque here.
+	Cache []byte `json:"-" dynamodbav:"cache,omitempty"`
 }
 
 // Bounds of the memory.

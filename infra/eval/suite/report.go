@@ -49,6 +49,26 @@ func (rep *Report) WriteTable(w io.Writer) {
 		model = "the oracle"
 	}
 	fmt.Fprintf(w, "model: %s; average LLM calls per step: %.2f; actions per step: %.2f; steps per task: %.1f\n", model, t.CallsPerStep, t.ActionsPerStep, t.StepsPerTask)
+	rep.writeRepeat(w)
+}
+
+// writeRepeat prints the repeat pass: each case again, and how much of it the action cache served.
+func (rep *Report) writeRepeat(w io.Writer) {
+	rt := rep.RepeatTotals
+	if rt == nil {
+		return
+	}
+	fmt.Fprintln(w, "\nrepeat pass (every case again, same tenant, after the first pass):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "scenario\tAPI\tresult\tsteps\tfrom cache\tLLM calls\tcalls/step\ttime\treason")
+	for _, r := range rep.Repeat {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%.1fs\t%s\n", r.Name, r.API, verdict(r), r.Steps, r.CachedSteps, r.LLMCalls,
+			perStep(r.LLMCalls, r.Steps), float64(r.WallMs)/1000, oneLine(r.Reason, 160))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "repeat pass: %d/%d passed (first pass %d/%d); %d of %d steps from the cache (%.0f%%); LLM calls per step %.2f (first pass %.2f); time %.1fs (first pass %.1fs)\n",
+		rt.Passed, rt.Cases, rt.FirstPassed, len(rep.Scenarios), rt.CachedSteps, rt.Steps, 100*rt.CachedShare, rt.CallsPerStep, rt.FirstPerStep,
+		float64(rt.WallMs)/1000, float64(rt.FirstPassWall)/1000)
 }
 
 func (rep *Report) unexpected() []Result {

@@ -64,6 +64,8 @@ type Config struct {
 	// Progress receives a line per case and the stack's start; Log the stack's own logs.
 	Progress io.Writer
 	Log      io.Writer
+	// Repeat runs every case a second time after the first pass (the action cache's repeat pass).
+	Repeat bool
 }
 
 // Result is one case's outcome (a scenario on one API).
@@ -76,6 +78,7 @@ type Result struct {
 	ExpectedFailReason string `json:"expectedFailReason"`
 	Steps              int    `json:"steps"`
 	LLMCalls           int    `json:"llmCalls"`
+	CachedSteps        int    `json:"cachedSteps"`
 	// Actions counts the actions the client was given over all steps (a batch counts each).
 	Actions          int     `json:"actions"`
 	PromptTokens     int     `json:"promptTokens"`
@@ -110,6 +113,25 @@ type Report struct {
 	Oracle      bool      `json:"oracle"`
 	Scenarios   []Result  `json:"scenarios"`
 	Totals      Totals    `json:"totals"`
+	// Repeat is the repeat pass: the same cases again, by the same tenant, after the first pass.
+	Repeat       []Result      `json:"repeat,omitempty"`
+	RepeatTotals *RepeatTotals `json:"repeatTotals,omitempty"`
+}
+
+// RepeatTotals compare the repeat pass with the first: pass rates, the share of steps served
+// from the action cache, and LLM calls per step.
+type RepeatTotals struct {
+	Cases         int     `json:"cases"`
+	FirstPassed   int     `json:"firstPassed"`
+	Passed        int     `json:"passed"`
+	Steps         int     `json:"steps"`
+	CachedSteps   int     `json:"cachedSteps"`
+	CachedShare   float64 `json:"cachedShare"`
+	LLMCalls      int     `json:"llmCalls"`
+	CallsPerStep  float64 `json:"callsPerStep"`
+	FirstPerStep  float64 `json:"firstCallsPerStep"`
+	WallMs        int64   `json:"wallMs"`
+	FirstPassWall int64   `json:"firstWallMs"`
 }
 
 // Failures are the cases expected to pass that failed.
@@ -117,6 +139,12 @@ func (r *Report) Failures() []Result {
 	var out []Result
 	for _, s := range r.Scenarios {
 		if !s.Success && !s.ExpectedFail {
+			out = append(out, s)
+		}
+	}
+	for _, s := range r.Repeat {
+		if !s.Success && !s.ExpectedFail {
+			s.Name += " (repeat)"
 			out = append(out, s)
 		}
 	}
@@ -201,6 +229,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Scenarios = append(rep.Scenarios, r)
 	}
 	rep.total()
+	if cfg.Repeat {
+		for _, c := range cases {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			r := runCase(ctx, cfg, c, s, api, b, meter)
+			fmt.Fprintf(progress, "eval: repeat %-11s %-8s %s (%d steps, %d from the cache, %d LLM calls, %.1fs)%s\n", r.Name, r.API, verdict(r), r.Steps, r.CachedSteps, r.LLMCalls, float64(r.WallMs)/1000, suffix(r.Reason))
+			rep.Repeat = append(rep.Repeat, r)
+		}
+		rep.totalRepeat()
+	}
 	return rep, nil
 }
 
@@ -255,6 +294,9 @@ func runCase(ctx context.Context, cfg Config, c scenario.Case, s *sites.Server, 
 	r.Steps, r.LLMCalls, r.PromptTokens, r.CompletionTokens = len(tr.Steps), used.Calls, used.PromptTokens, used.CompletionTokens
 	for _, st := range tr.Steps {
 		r.Actions += st.Actions
+		if st.Cached {
+			r.CachedSteps++
+		}
 	}
 	r.CostUSD = (float64(used.PromptTokens)*cfg.Model.PriceIn + float64(used.CompletionTokens)*cfg.Model.PriceOut) / 1e6
 	checkErr := c.Check(s.State())
@@ -289,6 +331,30 @@ func (rep *Report) total() {
 	if n := len(rep.Scenarios); n > 0 {
 		t.StepsPerTask = float64(t.Steps) / float64(n)
 	}
+}
+
+func (rep *Report) totalRepeat() {
+	t := &RepeatTotals{Cases: len(rep.Repeat), FirstPerStep: rep.Totals.CallsPerStep}
+	for _, r := range rep.Scenarios {
+		t.FirstPassWall += r.WallMs
+		if r.Success {
+			t.FirstPassed++
+		}
+	}
+	for _, r := range rep.Repeat {
+		t.Steps += r.Steps
+		t.CachedSteps += r.CachedSteps
+		t.LLMCalls += r.LLMCalls
+		t.WallMs += r.WallMs
+		if r.Success {
+			t.Passed++
+		}
+	}
+	if t.Steps > 0 {
+		t.CachedShare = float64(t.CachedSteps) / float64(t.Steps)
+		t.CallsPerStep = float64(t.LLMCalls) / float64(t.Steps)
+	}
+	rep.RepeatTotals = t
 }
 
 // serve serves h on a free loopback port.

@@ -103,8 +103,14 @@ func (a *API) read(resp *http.Response, path string, out any) error {
 	if err := json.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("decode %s answer: %w", path, err)
 	}
+	if h, ok := out.(headerTaker); ok {
+		h.takeHeader(resp.Header)
+	}
 	return nil
 }
+
+// headerTaker is an answer that also reads the response's headers.
+type headerTaker interface{ takeHeader(http.Header) }
 
 // interactRequest is POST /api/agent/interact's body.
 type interactRequest struct {
@@ -143,6 +149,9 @@ type interactResponse struct {
 		PromptTokens     int `json:"promptTokens"`
 		CompletionTokens int `json:"completionTokens"`
 	} `json:"usage"`
+	Metrics struct {
+		Cache string `json:"cache"`
+	} `json:"metrics"`
 }
 
 func (a *API) interact(ctx context.Context, in interactRequest) (interactResponse, error) {
@@ -169,6 +178,8 @@ type runTool struct {
 
 // runResponse is the answer of /step and /answer.
 type runResponse struct {
+	// Cached is the X-Action-Cache header's "hit": the run API's body keeps its shape.
+	Cached bool     `json:"-"`
 	Action string   `json:"action"`
 	Tool   *runTool `json:"tool"`
 	// Tools is the batch, for a run started with actionBatch.
@@ -210,6 +221,8 @@ func (a *API) runStep(ctx context.Context, runID string, snap *runs.Snapshot, la
 	err := a.post(ctx, "/agent/run/"+runID+"/step", in, &out)
 	return out, err
 }
+
+func (r *runResponse) takeHeader(h http.Header) { r.Cached = h.Get("X-Action-Cache") == "hit" }
 
 // runAnswer answers the pending question; confirmationID approves the action the gate held.
 func (a *API) runAnswer(ctx context.Context, runID string, approved bool, answer, confirmationID string) (runResponse, error) {

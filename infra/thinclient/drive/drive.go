@@ -67,6 +67,8 @@ type Step struct {
 	// PromptTokens and CompletionTokens are the usage the server reported for the step, if any.
 	PromptTokens     int
 	CompletionTokens int
+	// Cached says the server answered the step from its action cache (metrics.cache "hit").
+	Cached bool
 }
 
 // End says how a task ended.

@@ -50,7 +50,7 @@ func interactStep(ctx context.Context, api *API, tab *browser.Tab, task Task, n 
 	}
 	req.TaskID, req.SessionID, req.Query, req.ConfirmationID = resp.TaskID, resp.SessionID, task.Text, ""
 	req.LastActionResults = nil
-	st.Action, st.Thought, st.Actions = resp.Action, resp.Thought, 1
+	st.Action, st.Thought, st.Actions, st.Cached = resp.Action, resp.Thought, 1, resp.Metrics.Cache == "hit"
 	if resp.Usage != nil {
 		st.PromptTokens, st.CompletionTokens = resp.Usage.PromptTokens, resp.Usage.CompletionTokens
 	}

@@ -49,6 +49,7 @@ func runStep(ctx context.Context, api *API, tab *browser.Tab, task Task, runID s
 		tr.stop(ctx, fmt.Errorf("step %d: %w", n, err))
 		return runReport{}, true
 	}
+	st.Cached = resp.Cached
 	if resp.Action == "ask_user" {
 		st.Action, st.Question = "ask_user", resp.Question
 		st.Reply, st.Approved = task.ask(resp.Question)

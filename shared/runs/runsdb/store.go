@@ -144,6 +144,7 @@ type headerItem struct {
 	SecretNames     []trust.NamedSecret `dynamodbav:"secretNames,omitempty"`
 	Secrets         trust.Secrets       `dynamodbav:"secrets"`
 	ApprovedSecret  *runs.Tool          `dynamodbav:"approvedSecretType,omitempty"`
+	CacheTrail      []byte              `dynamodbav:"cacheTrail,omitempty"`
 	CreatedAt       string              `dynamodbav:"createdAt"`
 	UpdatedAt       string              `dynamodbav:"updatedAt"`
 	ExpiresAt       int64               `dynamodbav:"expiresAt"`
@@ -155,7 +156,7 @@ func (s *Store) headerOf(r runs.Run) headerItem {
 		Task: r.Task, Mode: string(r.Mode), Status: string(r.Status), CurrentStep: r.CurrentStep, MaxSteps: r.MaxSteps,
 		PendingQuestion: r.PendingQuestion, PendingTool: r.PendingTool, PendingConfirm: r.PendingConfirmation, PendingTools: r.PendingTools, Batch: r.Batch, CurrentSnapshot: r.CurrentSnapshot,
 		Reflections: r.Reflections, LastResult: r.LastResult, LastAnswer: r.LastAnswer, Result: r.Result, Error: r.Error,
-		Timezone: r.Timezone, Locale: r.Locale,
+		CacheTrail: r.CacheTrail, Timezone: r.Timezone, Locale: r.Locale,
 		SecretNames: r.SecretNames, Secrets: r.Secrets, ApprovedSecret: r.ApprovedSecretType,
 		CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339Nano),
 		ExpiresAt: s.Retention.ExpiresAt(r.Status, r.UpdatedAt).Unix(),
@@ -186,7 +187,7 @@ func (i headerItem) run() (runs.Run, error) {
 		Status: runs.Status(i.Status), CurrentStep: i.CurrentStep, MaxSteps: i.MaxSteps,
 		PendingQuestion: i.PendingQuestion, PendingTool: i.PendingTool, PendingConfirmation: i.PendingConfirm, PendingTools: i.PendingTools, Batch: i.Batch, CurrentSnapshot: i.CurrentSnapshot,
 		Reflections: i.Reflections, LastResult: i.LastResult, LastAnswer: i.LastAnswer, Result: i.Result, Error: i.Error,
-		Timezone: i.Timezone, Locale: i.Locale, SecretNames: i.SecretNames, Secrets: i.Secrets, ApprovedSecretType: i.ApprovedSecret,
+		CacheTrail: i.CacheTrail, Timezone: i.Timezone, Locale: i.Locale, SecretNames: i.SecretNames, Secrets: i.Secrets, ApprovedSecretType: i.ApprovedSecret,
 		CreatedAt: created, UpdatedAt: updated,
 	}, nil
 }

@@ -1,0 +1,36 @@
+package actioncache
+
+// Act is an action as the cache sees it, whatever the engine's grammar: the engine turns its
+// decided action into an Act for Record, and the Act that Lookup offers back into its action.
+type Act struct {
+	// Name is the action's or tool's name (a "wait" may be skipped on replay).
+	Name string
+	// Form is the action in the engine's own notation with everything but its element and its
+	// answer: two steps with one Form on one target are the same step.
+	Form string
+	// Element is the id, in the page.Page the engine gave Open, of the element it acts on.
+	Element    int
+	HasElement bool
+	// Typed is the text it types ("" for none): a value the task read earlier must not be replayed.
+	Typed string
+	// Answer is the result of an action that completes the task (Kind Completes).
+	Answer string
+	Kind   Kind
+}
+
+// Kind is what an action does to its task.
+type Kind int
+
+// Kinds of actions.
+const (
+	// Continues is an action on the page.
+	Continues Kind = iota
+	// Completes ends the task with success, possibly with an answer.
+	Completes
+	// AsksUser waits for the user.
+	AsksUser
+	// Fails gives up.
+	Fails
+	// Server runs on the server (a search, an extraction).
+	Server
+)

@@ -1,0 +1,187 @@
+package actioncache_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/screenagent/backend/shared/actioncache"
+	"github.com/screenagent/backend/shared/actioncache/cachedb"
+	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/dynamotest"
+)
+
+func TestMain(m *testing.M) { dynamotest.Main(m) }
+
+const (
+	task     = "Open the settings and turn on dark mode"
+	homeDOM  = `<nav><a id="1" href="/settings">Settings</a><a id="2" href="/help">Help</a></nav>`
+	setDOM   = `<h1>Settings</h1><label>Dark mode <input id="3" type="checkbox" name="dark"/></label>`
+	doneDOM  = `<h1>Settings</h1><p>Saved</p><label>Dark mode <input id="3" type="checkbox" name="dark" checked/></label>`
+	home     = "https://app.example/"
+	settings = "https://app.example/settings"
+)
+
+type clock struct{ now time.Time }
+
+func (c *clock) Now() time.Time { return c.now }
+
+func newCache(t *testing.T) (*actioncache.Cache, *cachedb.Store, *clock) {
+	t.Helper()
+	db := dynamotest.New(t)
+	c := &clock{now: time.Now().UTC()}
+	store := cachedb.New(db.Client, db.Tables["TasksTable"])
+	store.Now = c.Now
+	return &actioncache.Cache{Store: store, TTL: time.Hour, Now: c.Now}, store, c
+}
+
+type visit struct {
+	url, dom string
+	action   string
+	failed   bool // the client reports this visit's previous action failed
+}
+
+var settingsRun = []visit{{home, homeDOM, "click(1)", false}, {settings, setDOM, "click(3)", false}, {settings, doneDOM, "finish()", false}}
+
+// play runs a task over the visits: each step takes the cache's action when it offers one, else
+// the visit's. It returns the cache's outcome of each step.
+func play(t *testing.T, c *actioncache.Cache, tenant, taskID string, visits []visit) []actioncache.Outcome {
+	t.Helper()
+	ctx := context.Background()
+	var trail []byte
+	var out []actioncache.Outcome
+	for _, v := range visits {
+		turn := c.Open(ctx, actioncache.Open{TenantID: tenant, TaskID: taskID, Task: task, Trail: trail, URL: v.url, Page: page.Parse(v.dom), LastFailed: v.failed})
+		a, served := turn.Lookup(ctx)
+		if !served {
+			a = act(v.action)
+		}
+		trail = turn.Record(actioncache.Decided{Action: a, Served: served})
+		out = append(out, turn.Outcome())
+		if a.Kind == actioncache.Completes || a.Kind == actioncache.Fails {
+			if err := turn.Finish(ctx, a.Kind == actioncache.Completes); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return out
+}
+
+// act reads the visits' actions: click(N), finish() and fail("…").
+func act(s string) actioncache.Act {
+	var id int
+	switch {
+	case strings.HasPrefix(s, "finish"):
+		return actioncache.Act{Name: "finish", Form: s, Kind: actioncache.Completes}
+	case strings.HasPrefix(s, "fail"):
+		return actioncache.Act{Name: "fail", Form: s, Kind: actioncache.Fails}
+	}
+	fmt.Sscanf(s, "click(%d)", &id)
+	return actioncache.Act{Name: "click", Form: "click(#)", Element: id, HasElement: true}
+}
+
+func statuses(os []actioncache.Outcome) []string {
+	var s []string
+	for _, o := range os {
+		s = append(s, o.Status)
+	}
+	return s
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestEntriesServeTheirTenantUntilTheyExpire(t *testing.T) {
+	c, store, clk := newCache(t)
+	allMiss := []string{"miss", "miss", "miss"}
+	allHit := []string{"hit", "hit", "hit"}
+	if got := statuses(play(t, c, "ten-a", "t1", settingsRun)); !equal(got, allMiss) {
+		t.Fatalf("first run = %v, want %v", got, allMiss)
+	}
+	if got := statuses(play(t, c, "ten-b", "t2", settingsRun)); !equal(got, allMiss) {
+		t.Errorf("another tenant = %v, want %v", got, allMiss)
+	}
+	if got := statuses(play(t, c, "ten-a", "t3", settingsRun)); !equal(got, allHit) {
+		t.Errorf("second run = %v, want %v", got, allHit)
+	}
+	e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey(task))
+	if err != nil || e.Runs != 2 {
+		t.Errorf("entry after two agreeing runs: runs %d (%v), want 2", e.Runs, err)
+	}
+	clk.now = clk.now.Add(2 * time.Hour)
+	if got := statuses(play(t, c, "ten-a", "t4", settingsRun)); !equal(got, allMiss) {
+		t.Errorf("after the TTL = %v, want %v", got, allMiss)
+	}
+}
+
+func TestFailedReplaysAndFailedRunsAreNotKept(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		replay []visit
+		want   []string
+	}{
+		{"the client reports the replayed action failed",
+			[]visit{{home, homeDOM, "click(1)", false}, {home, homeDOM, "click(1)", true}, {settings, setDOM, "click(3)", false}},
+			[]string{"hit", "miss", "miss"}},
+		{"the replayed action brought another kind of page",
+			[]visit{{home, homeDOM, "click(1)", false}, {settings, `<h1>Error</h1><p>Try later</p>`, "fail(\"down\")", false}},
+			[]string{"hit", "miss"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, store, _ := newCache(t)
+			play(t, c, "ten-a", "t1", settingsRun)
+			got := play(t, c, "ten-a", "t2", tc.replay)
+			if !equal(statuses(got), tc.want) {
+				t.Fatalf("replay = %v, want %v", statuses(got), tc.want)
+			}
+			if !got[1].Dropped {
+				t.Errorf("outcome after the failed replay = %+v, want the entry dropped", got[1])
+			}
+			if _, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey(task)); !errors.Is(err, actioncache.ErrNotFound) {
+				t.Errorf("entry after the failed replay: %v, want ErrNotFound", err)
+			}
+		})
+	}
+	t.Run("a run whose failed step changed the page teaches nothing", func(t *testing.T) {
+		c, _, _ := newCache(t)
+		failing := []visit{{home, homeDOM, "click(2)", false}, {settings, setDOM, "click(3)", true}, {settings, doneDOM, "finish()", false}}
+		play(t, c, "ten-a", "t1", failing)
+		if got := statuses(play(t, c, "ten-a", "t2", settingsRun)); !equal(got, []string{"miss", "miss", "miss"}) {
+			t.Errorf("run after a run with a failure = %v, want all misses", got)
+		}
+	})
+	t.Run("a failed step that changed nothing is left out", func(t *testing.T) {
+		c, store, _ := newCache(t)
+		covered := []visit{{home, homeDOM, "click(1)", false}, {home, homeDOM, "click(1)", true}, {settings, setDOM, "click(3)", false}, {settings, doneDOM, "finish()", false}}
+		play(t, c, "ten-a", "t1", covered)
+		e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey(task))
+		if err != nil || len(e.Steps) != 3 {
+			t.Fatalf("entry = %d steps (%v), want the 3 that worked", len(e.Steps), err)
+		}
+		if got := statuses(play(t, c, "ten-a", "t2", settingsRun)); !equal(got, []string{"hit", "hit", "hit"}) {
+			t.Errorf("run after it = %v, want all hits", got)
+		}
+	})
+}
+
+func TestOptedOutTasksAreNeitherServedNorLearned(t *testing.T) {
+	c, _, _ := newCache(t)
+	play(t, c, "ten-a", "t1", settingsRun)
+	ctx := context.Background()
+	turn := c.Open(ctx, actioncache.Open{TenantID: "ten-a", TaskID: "t2", Task: task, URL: home, Page: page.Parse(homeDOM), Disabled: true})
+	if _, served := turn.Lookup(ctx); served || turn.Outcome().Status != actioncache.Off {
+		t.Errorf("opted-out lookup served %v with %+v, want nothing and off", served, turn.Outcome())
+	}
+}

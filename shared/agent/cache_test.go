@@ -1,0 +1,256 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/actioncache"
+	"github.com/screenagent/backend/shared/actioncache/cachedb"
+	"github.com/screenagent/backend/shared/tasks"
+)
+
+// bookPages are the pages of a bookshop task, with ids numbered from base: the extension's
+// numbering of one page, which another visit may change.
+func bookPages(base int) (home, typed, results, book string) {
+	id := func(k int) int { return base + k }
+	home = fmt.Sprintf(`<div><h1>Books</h1><input id="%d" type="text" placeholder="Search books"/><button id="%d">Search</button></div>`, id(1), id(2))
+	typed = fmt.Sprintf(`<div><h1>Books</h1><input id="%d" type="text" placeholder="Search books" value="Dune"/><button id="%d">Search</button></div>`, id(1), id(2))
+	results = fmt.Sprintf(`<div><h1>Results</h1><ul><li><a id="%d" href="/book/dune">Dune</a> Frank Herbert</li><li><a id="%d" href="/book/dune-messiah">Dune Messiah</a> Frank Herbert</li></ul></div>`, id(3), id(4))
+	book = `<div><h1>Dune</h1><p>Price: $9.99</p><p>In stock: 12 copies</p></div>`
+	return
+}
+
+const bookTask = `Search the bookshop for "Dune", open the book's page and tell me its price.`
+
+type pageStep struct{ url, dom string }
+
+// bookRun is the run's pages in order, each the page the previous action brought.
+func bookRun(base int) []pageStep {
+	home, typed, results, book := bookPages(base)
+	return []pageStep{
+		{"https://books.example/", home}, {"https://books.example/", typed},
+		{"https://books.example/search?q=dune", results}, {"https://books.example/book/dune", book},
+	}
+}
+
+func (f *fixture) withCache(t *testing.T) *cachedb.Store {
+	t.Helper()
+	store := cachedb.New(f.db.Client, f.db.Tables["TasksTable"])
+	f.engine.Cache = &actioncache.Cache{Store: store}
+	return store
+}
+
+// run plays a task over the pages and returns the answers, one per page.
+func (f *fixture) run(t *testing.T, id accounts.Identity, pages []pageStep, noCache bool) []Response {
+	t.Helper()
+	var out []Response
+	taskID := ""
+	for i, p := range pages {
+		req := Request{Identity: id, TaskID: taskID, URL: p.url, Query: bookTask, DOM: p.dom, NoCache: noCache}
+		if i > 0 {
+			req.Report = &tasks.Report{Status: "success"}
+		}
+		r := f.step(t, req)
+		out = append(out, r)
+		taskID = r.TaskID
+		if r.Status == string(tasks.StatusCompleted) {
+			break
+		}
+	}
+	return out
+}
+
+func (f *fixture) scriptBookRun(base int) {
+	f.llm.Reply(reply("I type the title.", fmt.Sprintf(`setValue(%d, "Dune")`, base+1)))
+	f.llm.Reply(reply("I search.", fmt.Sprintf("click(%d)", base+2)))
+	f.llm.Reply(reply("I open Dune.", fmt.Sprintf("click(%d)", base+3)))
+	f.llm.Reply(reply("The page shows the price.", `finish("Dune costs $9.99.")`))
+}
+
+func actionsOf(rs []Response) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Action)
+	}
+	return out
+}
+
+func TestRepeatedTaskIsServedFromTheCacheWithoutTheModel(t *testing.T) {
+	f := newFixture(t)
+	f.withCache(t)
+	f.scriptBookRun(0)
+	first := f.run(t, alice, bookRun(0), false)
+	if got := f.llm.Calls(); got != 4 {
+		t.Fatalf("first run made %d LLM calls, want 4", got)
+	}
+	for i, r := range first {
+		if r.Metrics.Cache != actioncache.Miss {
+			t.Errorf("first run step %d: metrics.cache = %q, want miss", i+1, r.Metrics.Cache)
+		}
+	}
+	// The second and third runs see the same pages with the ids renumbered; no reply is scripted,
+	// so any model call would fail the step.
+	for run, base := range []int{40, 7} {
+		got := f.run(t, alice, bookRun(base), false)
+		want := []string{fmt.Sprintf(`setValue(%d, "Dune")`, base+1), fmt.Sprintf("click(%d)", base+2), fmt.Sprintf("click(%d)", base+3), `finish("Dune costs $9.99.")`}
+		if strings.Join(actionsOf(got), " ") != strings.Join(want, " ") {
+			t.Errorf("run %d actions = %q, want %q", run+2, actionsOf(got), want)
+		}
+		for i, r := range got {
+			if r.Metrics.Cache != actioncache.Hit || r.Metrics.LLMAttempts != 0 {
+				t.Errorf("run %d step %d: cache %q with %d LLM attempts, want a hit with none", run+2, i+1, r.Metrics.Cache, r.Metrics.LLMAttempts)
+			}
+		}
+		if last := got[len(got)-1]; last.Status != string(tasks.StatusCompleted) || last.Result != "Dune costs $9.99." {
+			t.Errorf("run %d ended %q with result %q, want completed with the price read from the page", run+2, last.Status, last.Result)
+		}
+	}
+	if got := f.llm.Calls(); got != 4 {
+		t.Errorf("LLM calls after three runs = %d, want still 4", got)
+	}
+}
+
+func TestCacheMissesGoToTheModel(t *testing.T) {
+	bob := accounts.Identity{UserID: "u-bob", TenantID: "ten-b", TenantName: "B", Tier: accounts.TierFree}
+	otherStructure := bookRun(0)
+	otherStructure[0].dom = `<div><h1>Books</h1><form><select id="9"><option>All</option></select><input id="1" type="text" placeholder="Search books"/><button id="2">Search</button></form></div>`
+	twins := bookRun(0)
+	twins[2].dom = `<div><h1>Results</h1><ul><li><a id="3" href="/book/dune">Dune</a> Frank Herbert</li><li><a id="4" href="/book/dune">Dune</a> Frank Herbert</li></ul></div>`
+	changedPrice := bookRun(0)
+	changedPrice[3].dom = strings.Replace(changedPrice[3].dom, "$9.99", "$12.50", 1)
+	for _, tc := range []struct {
+		name     string
+		id       accounts.Identity
+		pages    []pageStep
+		noCache  bool
+		misses   []int // steps (from 1) that must go to the model
+		wantStat string
+	}{
+		{name: "another tenant", id: bob, pages: bookRun(0), misses: []int{1, 2, 3, 4}, wantStat: actioncache.Miss},
+		{name: "a page of another structure", id: alice, pages: otherStructure, misses: []int{1, 2}, wantStat: actioncache.Miss},
+		{name: "identical links to choose between", id: alice, pages: twins, misses: []int{3}, wantStat: actioncache.Miss},
+		{name: "a fact of the answer changed", id: alice, pages: changedPrice, misses: []int{4}, wantStat: actioncache.Miss},
+		{name: "the request opts out", id: alice, pages: bookRun(0), noCache: true, misses: []int{1, 2, 3, 4}, wantStat: actioncache.Off},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.withCache(t)
+			f.scriptBookRun(0)
+			f.run(t, alice, bookRun(0), false)
+			before := f.llm.Calls()
+			for _, n := range tc.misses {
+				f.llm.Reply([]string{
+					reply("I type the title.", `setValue(1, "Dune")`), reply("I search.", "click(2)"),
+					reply("I open Dune.", "click(3)"), reply("The page shows the price.", `finish("Dune costs $12.50.")`),
+				}[n-1])
+			}
+			got := f.run(t, tc.id, tc.pages, tc.noCache)
+			if calls := f.llm.Calls() - before; calls != len(tc.misses) {
+				t.Errorf("model calls = %d, want %d (steps %v)", calls, len(tc.misses), tc.misses)
+			}
+			for _, n := range tc.misses {
+				if n <= len(got) && got[n-1].Metrics.Cache != tc.wantStat {
+					t.Errorf("step %d: metrics.cache = %q, want %q", n, got[n-1].Metrics.Cache, tc.wantStat)
+				}
+			}
+		})
+	}
+}
+
+func TestFailedReplayDropsTheEntryAndHandsTheStepToTheModel(t *testing.T) {
+	f := newFixture(t)
+	store := f.withCache(t)
+	f.scriptBookRun(0)
+	f.run(t, alice, bookRun(0), false)
+
+	// The search now brings an error page: the replayed click did not do what it did before.
+	pages := bookRun(0)[:3]
+	pages[2] = pageStep{"https://books.example/search?q=dune", `<div><h1>Search is down</h1><p>Try again later.</p><button id="1">Retry</button></div>`}
+	f.llm.Reply(reply("The search failed; I retry.", "click(1)"))
+	got := f.run(t, alice, pages, false)
+	if got[0].Metrics.Cache != actioncache.Hit || got[1].Metrics.Cache != actioncache.Hit {
+		t.Fatalf("first steps = %q, %q; want hits", got[0].Metrics.Cache, got[1].Metrics.Cache)
+	}
+	if got[2].Metrics.Cache != actioncache.Miss || got[2].Action != "click(1)" {
+		t.Errorf("step after the failed replay = %q %q, want a miss answered by the model", got[2].Metrics.Cache, got[2].Action)
+	}
+	if _, err := store.GetEntry(context.Background(), alice.TenantID, actioncache.EntryKey(bookTask)); err != actioncache.ErrNotFound {
+		t.Errorf("entry after the failed replay: err = %v, want ErrNotFound (dropped)", err)
+	}
+}
+
+func TestSecretValuesAreNeverCached(t *testing.T) {
+	f := newFixture(t)
+	store := f.withCache(t)
+	const task = "Sign in as ada with the password hunter2-secret"
+	login := `<form><input id="1" name="user"/><input id="2" type="password" name="pw"/><button id="3">Sign in</button></form>`
+	typed := `<form><input id="1" name="user" value="ada"/><input id="2" type="password" name="pw" value="hunter2-secret"/><button id="3">Sign in</button></form>`
+	f.llm.Reply(reply("User.", `setValue(1, "ada")`))
+	f.llm.Reply(reply("Password.", `setValue(2, "hunter2-secret")`))
+	f.llm.Reply(reply("Sign in.", "click(3)"))
+	f.llm.Reply(reply("Signed in.", "finish()"))
+	doms := []string{login, login, typed, `<div><h1>Welcome ada</h1></div>`}
+	taskID := ""
+	for i, dom := range doms {
+		req := Request{TaskID: taskID, URL: "https://app.example/login", Query: task, DOM: dom}
+		if i > 0 {
+			req.Report = &tasks.Report{Status: "success"}
+		}
+		taskID = f.step(t, req).TaskID
+	}
+	e, err := store.GetEntry(context.Background(), alice.TenantID, actioncache.EntryKey(task))
+	if err != nil {
+		t.Fatalf("entry: %v", err)
+	}
+	if len(e.Steps) != 4 || e.Steps[1].Action != "" || e.Steps[1].Skip == "" {
+		t.Errorf("entry steps = %+v, want 4 with the password step left to the model", e.Steps)
+	}
+	stored, err := f.tasks.GetTask(context.Background(), alice.TenantID, taskID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, b := range map[string]string{"entry": fmt.Sprint(e.Steps), "task's trail": string(stored.Memory.Cache)} {
+		if strings.Contains(b, "hunter2") {
+			t.Errorf("the %s holds the secret value: %s", what, b)
+		}
+	}
+}
+
+func TestThePaymentGateHoldsAReplayInCarefulMode(t *testing.T) {
+	f := newFixture(t)
+	f.withCache(t)
+	const task = "Pay the open invoice"
+	invoice := `<div><h1>Invoice 2024-117</h1><p>Amount due: $120.00</p><button id="5">Pay now</button></div>`
+	paid := `<div><h1>Invoice 2024-117</h1><p>Paid. Thank you.</p></div>`
+	play := func(mode string) []Response {
+		var out []Response
+		taskID := ""
+		for i, dom := range []string{invoice, paid} {
+			req := Request{TaskID: taskID, URL: "https://billing.example/invoice", Query: task, DOM: dom, Mode: mode}
+			if i > 0 {
+				req.Report = &tasks.Report{Status: "success"}
+			}
+			r := f.step(t, req)
+			out, taskID = append(out, r), r.TaskID
+			if r.Status != StatusExecuting {
+				break
+			}
+		}
+		return out
+	}
+	f.llm.Reply(reply("I pay.", "click(5)"))
+	f.llm.Reply(reply("Paid.", "finish()"))
+	if got := play(ModeAutonomous); len(got) != 2 || got[1].Status != string(tasks.StatusCompleted) {
+		t.Fatalf("autonomous run = %+v, want the payment then completed", actionsOf(got))
+	}
+	got := play(ModeCareful)
+	if got[0].Action == "click(5)" || got[0].Status != StatusNeedsUserInput || got[0].ConfirmationID == "" {
+		t.Errorf("careful replay = %q (%s), want the gate's question with a confirmation id", got[0].Action, got[0].Status)
+	}
+	if f.llm.Calls() != 2 {
+		t.Errorf("LLM calls = %d, want still 2: the question came from the gate, not the model", f.llm.Calls())
+	}
+}

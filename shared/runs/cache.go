@@ -1,0 +1,183 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"strings"
+
+	"github.com/screenagent/backend/shared/actioncache"
+	"github.com/screenagent/backend/shared/agent/page"
+)
+
+// ActionCache serves the steps of runs the tenant completed before, verified (actioncache.Cache;
+// DESIGN.md decision 21): the same design as the interact engine's, on the run's snapshots.
+type ActionCache interface {
+	Open(ctx context.Context, in actioncache.Open) *actioncache.Turn
+}
+
+// cacheThought is the thought of a step served from the cache: the earlier run's thought may
+// state facts of its page, so none is replayed.
+const cacheThought = "This step repeats a verified step of an earlier run of the same task on the same page (action cache)."
+
+// cacheTurn is the cache's part in one step, with the snapshot as the cache sees it.
+type cacheTurn struct {
+	turn *actioncache.Turn
+	view *page.Page
+	// ids are the snapshot's element ids by the view's numbering (view id i is ids[i-1]).
+	ids []string
+}
+
+// openCache starts the cache's part in the step on the page the step decides on.
+func (s *Service) openCache(ctx context.Context, req StepRequest, run Run, result *Result, snap *Snapshot) *cacheTurn {
+	view, ids := cacheView(snap)
+	in := actioncache.Open{
+		TenantID: run.TenantID, TaskID: run.ID, Task: run.Task, Trail: run.CacheTrail, URL: snap.URL, Page: view,
+		LastFailed: result != nil && !result.Success, Disabled: req.NoCache,
+	}
+	c := &cacheTurn{view: view, ids: ids}
+	if s.Cache == nil {
+		c.turn = (*actioncache.Cache)(nil).Open(ctx, in)
+	} else {
+		c.turn = s.Cache.Open(ctx, in)
+	}
+	return c
+}
+
+// cacheView writes the snapshot as the simplified DOM the cache's page view reads: the title, the
+// visible text line by line, and each element with its role, type, name, labels and link, numbered
+// in snapshot order. A snapshot has no tree, so its elements have no row or card context: look-alike
+// controls stay ambiguous, and are never served.
+func cacheView(snap *Snapshot) (*page.Page, []string) {
+	var b strings.Builder
+	b.WriteString("<title>" + html.EscapeString(snap.Title) + "</title>")
+	for _, line := range strings.Split(snap.VisibleText, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			b.WriteString("<p>" + html.EscapeString(line) + "</p>")
+		}
+	}
+	ids := make([]string, len(snap.Elements))
+	for i, e := range snap.Elements {
+		ids[i] = e.ID
+		tag := safeTag(e.Tag)
+		fmt.Fprintf(&b, `<%s id="%d"`, tag, i+1)
+		for _, a := range [][2]string{{"role", e.Role}, {"type", e.Type}, {"name", e.Name}, {"aria-label", e.AriaLabel}, {"placeholder", e.Placeholder}, {"href", e.Href}, {"value", e.Value}} {
+			if a[1] != "" {
+				fmt.Fprintf(&b, ` %s="%s"`, a[0], html.EscapeString(a[1]))
+			}
+		}
+		if tag == "input" {
+			b.WriteString("/>")
+			continue
+		}
+		b.WriteString(">" + html.EscapeString(e.Text) + "</" + tag + ">")
+	}
+	return page.Parse(b.String()), ids
+}
+
+// safeTag keeps a tag name the parser reads as one element.
+func safeTag(t string) string {
+	t = strings.ToLower(t)
+	for _, r := range t {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') {
+			return "span"
+		}
+	}
+	if t == "" {
+		return "span"
+	}
+	return t
+}
+
+// fromCache is the cached decision for the page, when the cache has one.
+func (s *Service) fromCache(ctx context.Context, c *cacheTurn) (decision, bool) {
+	act, ok := c.turn.Lookup(ctx)
+	if !ok {
+		return decision{}, false
+	}
+	d := decision{model: "action-cache", reply: Reply{Thought: cacheThought}}
+	switch act.Kind {
+	case actioncache.Completes:
+		d.reply.Type, d.reply.Answer = ReplyFinal, act.Answer
+		return d, true
+	case actioncache.Continues:
+	default:
+		c.turn.Reject("the cached step is not an action on the page")
+		return decision{}, false
+	}
+	var tool Tool
+	if err := json.Unmarshal([]byte(act.Form), &tool); err != nil {
+		c.turn.Reject("the cached tool does not parse")
+		return decision{}, false
+	}
+	if act.HasElement {
+		if act.Element < 1 || act.Element > len(c.ids) {
+			c.turn.Reject("the cached target is not on the page")
+			return decision{}, false
+		}
+		tool.ID = c.ids[act.Element-1]
+	}
+	d.reply.Type, d.reply.Tool = ReplyToolCall, tool
+	return d, true
+}
+
+// status is metrics' cache field ("" when the step had no page to decide on).
+func (c *cacheTurn) status() string {
+	if c == nil {
+		return ""
+	}
+	return c.turn.Outcome().Status
+}
+
+// record adds the step as answered (after the loop rules and the gate) to the run's trail.
+func (c *cacheTurn) record(trail []byte, entry Entry, served bool) []byte {
+	if c == nil {
+		return trail
+	}
+	act := actioncache.Act{Name: entry.Action, Kind: actioncache.Continues}
+	switch entry.Action {
+	case ToolFinish:
+		act.Kind, act.Answer, act.Form = actioncache.Completes, entry.Answer, ToolFinish
+	case ToolAskUser:
+		act.Kind = actioncache.AsksUser
+	default:
+		if entry.Tool == nil {
+			act.Kind = actioncache.Server
+			break
+		}
+		tool := *entry.Tool
+		for i, id := range c.ids {
+			if tool.ID != "" && id == tool.ID {
+				act.Element, act.HasElement = i+1, true
+			}
+		}
+		act.Typed, tool.ID = tool.Text, ""
+		form, err := json.Marshal(tool)
+		if err != nil {
+			act.Kind = actioncache.Server
+			break
+		}
+		act.Form = string(form)
+	}
+	// A batch is left to the model: the cache keeps one call a step.
+	skip := ""
+	if len(entry.Tools) > 1 {
+		skip = "it is a batch of calls, which the cache keeps one of"
+	}
+	// A replay the gate held became a question: the step is no longer the cached one.
+	return c.turn.Record(actioncache.Decided{Action: act, Served: served && entry.Action != ToolAskUser, Skip: skip})
+}
+
+// learnFromCache lets the cache learn a run that just ended; the step is saved already, so a
+// failure only costs a later run its cache hits and is logged.
+func (s *Service) learnFromCache(ctx context.Context, c *cacheTurn, status Status) {
+	if c == nil {
+		return
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), orDefault(s.WriteReserve, DefaultWriteReserve))
+	defer cancel()
+	if err := c.turn.Finish(wctx, status == StatusCompleted); err != nil {
+		s.logger().WarnContext(ctx, "action cache: learn the run", "error", err.Error())
+	}
+}

@@ -1,0 +1,108 @@
+package runs_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/screenagent/backend/shared/actioncache"
+	"github.com/screenagent/backend/shared/actioncache/cachedb"
+	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/shared/llm/llmtest"
+	"github.com/screenagent/backend/shared/llm/provider"
+	"github.com/screenagent/backend/shared/runs"
+	"github.com/screenagent/backend/shared/runs/runsdb"
+)
+
+func newCachedFixture(t *testing.T) *fixture {
+	t.Helper()
+	db := dynamotest.New(t)
+	fake := llmtest.New(t)
+	client, err := provider.New(provider.Options{BaseURL: fake.URL(), Model: "test-model", APIKey: "test-key", Backoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := runsdb.New(db.Client, db.Tables["TasksTable"], runs.DefaultRetention)
+	cache := &actioncache.Cache{Store: cachedb.New(db.Client, db.Tables["TasksTable"])}
+	return &fixture{svc: &runs.Service{Store: store, LLM: client, Model: "test-model", Cache: cache}, store: store, llm: fake}
+}
+
+// shopPages are a shop's home and checkout pages with the snapshot's ids prefixed: the client's
+// numbering, which another visit may change.
+func shopPages(prefix string) (home, product *runs.Snapshot) {
+	home = &runs.Snapshot{URL: "https://shop.example/", Title: "Shop", VisibleText: "Welcome", Elements: []runs.Element{
+		{ID: prefix + "1", Tag: "a", Text: "Blue teapot", Href: "https://shop.example/teapot"},
+		{ID: prefix + "2", Tag: "input", Placeholder: "Search"},
+	}}
+	product = &runs.Snapshot{URL: "https://shop.example/teapot", Title: "Blue teapot", VisibleText: "Blue teapot\nPrice\n$24.50", Elements: []runs.Element{
+		{ID: prefix + "3", Tag: "button", Text: "Buy now"},
+		{ID: prefix + "4", Tag: "a", Text: "Home", Href: "https://shop.example/"},
+	}}
+	return home, product
+}
+
+const teapotTask = "Open the Blue teapot and buy it"
+
+// playRun runs the task over the pages (observe first) and returns the answers.
+func (f *fixture) playRun(t *testing.T, mode runs.Mode, pages ...*runs.Snapshot) []runs.StepResponse {
+	t.Helper()
+	start, err := f.svc.Start(context.Background(), "ten-a", "u-1", teapotTask, mode, "", "", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []runs.StepResponse{f.step(t, start.RunID, nil, nil)}
+	for _, p := range pages {
+		r := f.step(t, start.RunID, p, success)
+		out = append(out, r)
+		if r.Action != runs.ActionExecuteTool {
+			break
+		}
+	}
+	return out
+}
+
+func TestRepeatedRunIsServedFromTheCache(t *testing.T) {
+	f := newCachedFixture(t)
+	home, product := shopPages("a-")
+	f.llm.Reply(toolCall("click", `{"id":"a-1"}`))
+	f.llm.Reply(toolCall("click", `{"id":"a-3"}`))
+	f.llm.Reply(`{"type":"final","answer":"I bought the Blue teapot for $24.50.","thought":"Bought."}`)
+	first := f.playRun(t, runs.ModeAutonomous, home, product, product)
+	if got := first[len(first)-1]; got.Action != runs.ActionFinish || f.llm.Calls() != 3 {
+		t.Fatalf("first run ended with %+v after %d LLM calls, want finish after 3", got, f.llm.Calls())
+	}
+
+	home2, product2 := shopPages("b-")
+	got := f.playRun(t, runs.ModeAutonomous, home2, product2, product2)
+	if f.llm.Calls() != 3 {
+		t.Errorf("LLM calls after the repeat = %d, want still 3", f.llm.Calls())
+	}
+	wantIDs := []string{"b-1", "b-3"}
+	for i, id := range wantIDs {
+		r := got[i+1]
+		if r.Tool == nil || r.Tool.Parameters["elementId"] != id && r.Tool.Parameters["id"] != id || r.Metrics.Cache != actioncache.Hit {
+			t.Errorf("repeat step %d = %+v (cache %q), want a cached click on %s", i+2, r.Tool, r.Metrics.Cache, id)
+		}
+	}
+	if last := got[len(got)-1]; last.Action != runs.ActionFinish || last.Result != "I bought the Blue teapot for $24.50." || last.Metrics.Cache != actioncache.Hit {
+		t.Errorf("repeat ended with %+v, want the cached finish with the price read from the page", last)
+	}
+}
+
+func TestTheGateHoldsAReplayInCarefulMode(t *testing.T) {
+	f := newCachedFixture(t)
+	home, product := shopPages("a-")
+	f.llm.Reply(toolCall("click", `{"id":"a-1"}`))
+	f.llm.Reply(toolCall("click", `{"id":"a-3"}`))
+	f.llm.Reply(`{"type":"final","answer":"Bought.","thought":"Bought."}`)
+	f.playRun(t, runs.ModeAutonomous, home, product, product)
+
+	got := f.playRun(t, runs.ModeCareful, home, product)
+	last := got[len(got)-1]
+	if last.Action != runs.ActionAskUser || last.State.Status != runs.StatusWaitingUser {
+		t.Errorf("careful repeat at the payment = %+v, want the gate's question", last)
+	}
+	if got[1].Metrics.Cache != actioncache.Hit || f.llm.Calls() != 3 {
+		t.Errorf("careful repeat: first click cache %q, %d LLM calls; want a hit and still 3 calls", got[1].Metrics.Cache, f.llm.Calls())
+	}
+}
