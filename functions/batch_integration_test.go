@@ -80,6 +80,8 @@ func TestActionBatchesOverHTTP(t *testing.T) {
 		}
 	})
 
+	// The subtests repeat one task for one tenant: without "cache": false the action cache would
+	// replay the first run, and the batches would not reach the model.
 	c := runClient{t: t, base: stack.URL, token: ada}
 	start := func(caps []string) string {
 		status, b, raw := runCall(t, "POST", stack.URL+"/agent/run/start", ada, map[string]any{"task": "Buy a ticket", "mode": "careful", "capabilities": caps})
@@ -113,7 +115,7 @@ func TestActionBatchesOverHTTP(t *testing.T) {
 	t.Run("run API with the capability", func(t *testing.T) {
 		id := start([]string{"actionBatch"})
 		fake.Reply(`{"type":"tool_calls","tools":[{"name":"type","arguments":{"id":"agent-1","text":"Ada"}},{"name":"type","arguments":{"id":"agent-2","text":"ada@example.com"}},{"name":"click","arguments":{"id":"agent-4"}}]}`)
-		status, b, raw := runCall(t, "POST", stack.URL+"/agent/run/"+id+"/step", ada, map[string]any{"snapshot": page})
+		status, b, raw := runCall(t, "POST", stack.URL+"/agent/run/"+id+"/step", ada, map[string]any{"snapshot": page, "cache": false})
 		if got := toolsOf(raw); status != 200 || b.Tool == nil || b.Tool.Name != "type" || strings.Join(got, ",") != "type:agent-1,type:agent-2,click:agent-4" {
 			t.Fatalf("step = %d %s, want tool the first of tools type agent-1, type agent-2, click agent-4", status, raw)
 		}
@@ -131,7 +133,7 @@ func TestActionBatchesOverHTTP(t *testing.T) {
 	t.Run("run API gate asks before a held call of a batch", func(t *testing.T) {
 		id := start([]string{"actionBatch"})
 		fake.Reply(`{"type":"tool_calls","tools":[{"name":"type","arguments":{"id":"agent-1","text":"Ada"}},{"name":"type","arguments":{"id":"agent-2","text":"ada@example.com"}},{"name":"click","arguments":{"id":"agent-3"}}]}`)
-		status, b, raw := runCall(t, "POST", stack.URL+"/agent/run/"+id+"/step", ada, map[string]any{"snapshot": page})
+		status, b, raw := runCall(t, "POST", stack.URL+"/agent/run/"+id+"/step", ada, map[string]any{"snapshot": page, "cache": false})
 		if status != 200 || b.Action != "ask_user" || b.Question == "" || toolsOf(raw) != nil {
 			t.Fatalf("step = %d %s, want ask_user before the payment click and nothing to run", status, raw)
 		}
@@ -150,7 +152,7 @@ func TestActionBatchesOverHTTP(t *testing.T) {
 	t.Run("run API without the capability", func(t *testing.T) {
 		id := start(nil)
 		fake.Reply(`{"type":"tool_calls","tools":[{"name":"type","arguments":{"id":"agent-1","text":"Ada"}},{"name":"click","arguments":{"id":"agent-4"}}]}`)
-		status, b, raw := runCall(t, "POST", stack.URL+"/agent/run/"+id+"/step", ada, map[string]any{"snapshot": page})
+		status, b, raw := runCall(t, "POST", stack.URL+"/agent/run/"+id+"/step", ada, map[string]any{"snapshot": page, "cache": false})
 		if status != 200 || b.Tool == nil || b.Tool.Name != "type" || toolsOf(raw) != nil {
 			t.Errorf("step = %d %s, want the first call alone", status, raw)
 		}
