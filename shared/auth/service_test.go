@@ -6,43 +6,30 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/shared/fakeclock"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/ratelimit"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
 
-// clock is a settable time source shared by the service, the store and the limiter.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 type fixture struct {
 	svc   *Service
 	store *accountsdb.Store
-	clock *clock
+	clock *fakeclock.Clock
 }
 
 func newFixture(t *testing.T) fixture {
 	t.Helper()
 	db := dynamotest.New(t)
 	// Real time: DynamoDB Local runs TTL, so items must not look expired to it.
-	c := &clock{t: time.Now().UTC().Truncate(time.Second)}
+	c := fakeclock.New(time.Now().UTC().Truncate(time.Second))
 	store := accountsdb.New(db.Client, db.Tables["AccountsTable"])
 	store.Now = c.Now
 	limiter := ratelimit.New(db.Client, db.Tables["RateLimitsTable"])
@@ -137,8 +124,8 @@ func TestAuthenticateRefuses(t *testing.T) {
 		{"unknown token", func() string { return "Bearer " + unknown }},
 		{"expired token (checked in code, not left to TTL)", func() string {
 			tok := login()
-			f.clock.Add(time.Hour)
-			t.Cleanup(func() { f.clock.Add(-time.Hour) })
+			f.clock.Advance(time.Hour)
+			t.Cleanup(func() { f.clock.Advance(-time.Hour) })
 			return "Bearer " + tok
 		}},
 		{"disabled user", func() string {
@@ -202,7 +189,7 @@ func TestBruteForceThrottle(t *testing.T) {
 		t.Errorf("the real user from another address: %v, want success (one attacker can't lock them out)", err)
 	}
 
-	f.clock.Add(DefaultThrottle.Window)
+	f.clock.Advance(DefaultThrottle.Window)
 	if _, err := f.svc.Login(ctx, LoginRequest{Email: "ada@example.com", Password: pw, ClientIP: attacker}); err != nil {
 		t.Errorf("after the window: %v, want success (the block lifts by itself)", err)
 	}
@@ -235,7 +222,7 @@ func TestOrganizationLogin(t *testing.T) {
 	if err := f.store.AddMember(ctx, first.ID, u.ID, accounts.RoleMember); err != nil {
 		t.Fatal(err)
 	}
-	f.clock.Add(time.Minute)
+	f.clock.Advance(time.Minute)
 	second, err := f.store.CreateOrganization(ctx, "Globex")
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/shared/fakeclock"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
@@ -13,17 +14,11 @@ func TestMain(m *testing.M) { dynamotest.Main(m) }
 // items that look expired to it; with a sub-second part so round trips prove nanoseconds survive.
 var t0 = time.Now().UTC().Truncate(time.Second).Add(123456789)
 
-// clock is a settable fake time.
-type clock struct{ now time.Time }
-
-func (c *clock) Now() time.Time          { return c.now }
-func (c *clock) Advance(d time.Duration) { c.now = c.now.Add(d) }
-
 // newStore returns a Store on a fresh table whose clock starts at t0.
-func newStore(t *testing.T) (*Store, *clock) {
+func newStore(t *testing.T) (*Store, *fakeclock.Clock) {
 	t.Helper()
 	db := dynamotest.New(t)
-	c := &clock{now: t0}
+	c := fakeclock.New(t0)
 	s := New(db.Client, db.Tables["AccountsTable"])
 	s.Now = c.Now
 	return s, c

@@ -83,7 +83,7 @@ func TestGetTokenExpiry(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk.now = tt.now
+			clk.Set(tt.now)
 			_, err := s.GetToken(t.Context(), rec.Hash)
 			if tt.found && err != nil {
 				t.Errorf("GetToken at %s: got error %v, want the record", tt.now, err)
@@ -108,7 +108,7 @@ func TestDisablingDeletesEveryToken(t *testing.T) {
 		if i >= n {
 			user = bob.ID
 		}
-		_, rec := newRecord(t, user, clk.now)
+		_, rec := newRecord(t, user, clk.Now())
 		clk.Advance(time.Millisecond)
 		if err := s.PutToken(ctx, rec); err != nil {
 			t.Fatalf("PutToken #%d: %v", i, err)

@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/screenagent/backend/shared/chat"
+	"github.com/screenagent/backend/shared/fakeclock"
 )
 
 // seedSessions creates, a minute apart, sessions of user ana in tenant ten named by their
 // queries, with the given statuses and archive flags, plus sessions of another user and of ana's
 // ID in another tenant that no listing of ana in ten may show.
-func seedSessions(t *testing.T, s *Store, clk *clock) map[string]chat.Session {
+func seedSessions(t *testing.T, s *Store, clk *fakeclock.Clock) map[string]chat.Session {
 	t.Helper()
 	seeds := []struct {
 		query    string

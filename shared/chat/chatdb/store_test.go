@@ -1,7 +1,6 @@
 package chatdb
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/shared/fakeclock"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
@@ -20,29 +20,11 @@ func TestMain(m *testing.M) { dynamotest.Main(m) }
 // nanoseconds survive.
 var t0 = time.Now().UTC().Truncate(time.Second).Add(123456789)
 
-// clock is a settable fake time, safe for concurrent readers.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // newStore returns a Store on fresh tables whose clock starts at t0.
-func newStore(t *testing.T) (*Store, *clock, *dynamotest.DB) {
+func newStore(t *testing.T) (*Store, *fakeclock.Clock, *dynamotest.DB) {
 	t.Helper()
 	db := dynamotest.New(t)
-	c := &clock{now: t0}
+	c := fakeclock.New(t0)
 	s := New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"], chat.DefaultRetention())
 	s.Now = c.Now
 	return s, c, db

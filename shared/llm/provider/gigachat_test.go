@@ -9,33 +9,16 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/screenagent/backend/shared/fakeclock"
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 )
 
 const gigaKey = "Z2lnYS1jbGllbnQ6Z2lnYS1zZWNyZXQ="
 
-// clock is a settable time source.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-func newGigaChat(t *testing.T, srv *llmtest.Server, key string) (*Client, *clock) {
+func newGigaChat(t *testing.T, srv *llmtest.Server, key string) (*Client, *fakeclock.Clock) {
 	t.Helper()
-	clk := &clock{now: time.Now()}
+	clk := fakeclock.New(time.Now())
 	c, err := NewGigaChat(GigaChatOptions{
 		BaseURL: srv.URL(), OAuthURL: srv.OAuthURL(), AuthKey: key, Now: clk.Now, Backoff: time.Millisecond,
 	})

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/shared/fakeclock"
 	"github.com/screenagent/backend/shared/retention"
 	"github.com/screenagent/backend/shared/runs/runsdb"
 	"github.com/screenagent/backend/shared/tasks"
@@ -31,31 +31,11 @@ const day = 24 * time.Hour
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
 
-// clock is a settable fake time, safe for concurrent readers.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
-
-func (c *clock) Advance(d time.Duration) { c.Set(c.Now().Add(d)) }
-
 // world is the stores of one test's tables on a fake clock that starts at the real present:
 // DynamoDB Local runs TTL, so nothing may look expired to it. Data is aged by moving the clock.
 type world struct {
 	db     *dynamotest.DB
-	clock  *clock
+	clock  *fakeclock.Clock
 	t0     time.Time
 	tasks  *tasksdb.Store
 	chat   *chatdb.Store
@@ -66,7 +46,7 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	db := dynamotest.New(t)
 	w := &world{db: db, t0: time.Now().UTC().Truncate(time.Second)}
-	w.clock = &clock{now: w.t0}
+	w.clock = fakeclock.New(w.t0)
 	w.tasks = tasksdb.New(db.Client, db.Tables["TasksTable"], tasks.DefaultRetention)
 	w.tasks.Now = w.clock.Now
 	w.chat = chatdb.New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"], chat.DefaultRetention())
