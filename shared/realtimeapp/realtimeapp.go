@@ -38,13 +38,22 @@ func Poster(a *app.App) (*apigw.Client, error) {
 	return apigw.New(a.AWS, endpoint), nil
 }
 
-// Publisher is the publisher of the functions that change a task's or a run's state.
-func Publisher(a *app.App) (*realtime.Publisher, error) {
+// connections is the store and the poster every realtime service needs.
+func connections(a *app.App) (*realtimedb.Store, *apigw.Client, error) {
 	store, err := Store(a)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	poster, err := Poster(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	return store, poster, nil
+}
+
+// Publisher is the publisher of the functions that change a task's or a run's state.
+func Publisher(a *app.App) (*realtime.Publisher, error) {
+	store, poster, err := connections(a)
 	if err != nil {
 		return nil, err
 	}
@@ -53,11 +62,7 @@ func Publisher(a *app.App) (*realtime.Publisher, error) {
 
 // Hub is the WebSocket API's service; access decides subscriptions (nil where none are made).
 func Hub(a *app.App, access realtime.Access) (*realtime.Hub, error) {
-	store, err := Store(a)
-	if err != nil {
-		return nil, err
-	}
-	poster, err := Poster(a)
+	store, poster, err := connections(a)
 	if err != nil {
 		return nil, err
 	}

@@ -51,12 +51,5 @@ func (w Waiter) wait(ctx context.Context, what string, status int, d time.Durati
 	if w.Sleep != nil {
 		return w.Sleep(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return httpretry.Sleep(ctx, d)
 }
