@@ -15,10 +15,12 @@ import (
 
 // takeIn brings what the request says about the past into the task's memory: the client's
 // report on the last action, and the user's message when the query is a new one. It returns
-// the message ("" for none). On an existing task, a query that differs from the task's and from
-// the user's latest message is the user speaking: the answer to a pending question, or a new
-// instruction. Clients that send the same text again (their last reply, or "Continue") add
-// nothing new.
+// the message ("" for none). On an existing task, a query that differs from the task's is the
+// user speaking: the answer to a pending question, or a new instruction. Clients that send the
+// same text again (their last reply, or "Continue") add nothing new — unless a question is
+// pending: then the request is its answer even when the words are the last answer's ("Yes, go
+// ahead." to the second payment as to the first); dropping it would tell the model the user
+// never answered.
 func takeIn(mem *tasks.Memory, taskQuery string, req Request, isNew bool, stepIndex int) string {
 	if isNew {
 		return ""
@@ -28,7 +30,7 @@ func takeIn(mem *tasks.Memory, taskQuery string, req Request, isNew bool, stepIn
 	}
 	q := strings.TrimSpace(req.Query)
 	n := len(mem.Messages)
-	if q == strings.TrimSpace(taskQuery) || n > 0 && q == mem.Messages[n-1].Text {
+	if q == strings.TrimSpace(taskQuery) || mem.Pending == "" && n > 0 && q == mem.Messages[n-1].Text {
 		return ""
 	}
 	mem.AddMessage(tasks.UserMessage{Text: q, Question: mem.Pending, Step: stepIndex})
