@@ -189,7 +189,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	rendered.Text = mem.Secrets.Redact(rendered.Text) // a page may show back what was typed
 	notes := append(append(finishNotes(mem), loopNotes(tried)...), revisitNotes(mem, req.URL)...)
 	system, user := BuildPrompt(PromptInput{
-		Task: st.task.Query, URL: req.URL, Now: start, Clock: req.Clock, Step: st.task.StepCount + 1, MaxSteps: e.maxSteps(),
+		Task: taskText(st.task), URL: req.URL, Now: start, Clock: req.Clock, Step: st.task.StepCount + 1, MaxSteps: e.maxSteps(),
 		Memory: mem, Report: req.Report,
 		Knowledge: knowledgeChunks(know), Grammar: grammarText(req.Batch), Page: rendered.Text, Secrets: mem.SecretNames,
 		Notes: append(notes, chk.notes...),
@@ -215,6 +215,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	guardDecision(&mem.Secrets, &d, pg)
 	d, confirmation := holdBatch(d, req, mem, pg, st.task.TenantID+"/"+st.task.ID, rules)
 	guardDecision(&mem.Secrets, &d, pg) // again: a held payment's question may quote a typed value
+	userMessage = forgetTypedSecrets(mem, userMessage)
 	chk.fold(d)
 	mem.Expected = parseExpectation(d.sections["Expect"])
 	extracted := extract(mem, d.sections["Extract"])

@@ -170,3 +170,23 @@ func actionName(action string) string {
 	name, _, _ := strings.Cut(action, "(")
 	return name
 }
+
+// forgetTypedSecrets masks, once a value has been typed into a secret field, what the task kept
+// of it from before it was known to be one: a password the user gave in an answer is needed in
+// clear until the step that types it, and nowhere after. It returns the step's user message
+// masked the same way. The task's own text stays as the user wrote it (the action cache knows
+// the task by it); the prompt shows it masked (taskText).
+func forgetTypedSecrets(mem *tasks.Memory, userMessage string) string {
+	sec := &mem.Secrets
+	if sec.Empty() {
+		return userMessage
+	}
+	for i := range mem.Messages {
+		m := &mem.Messages[i]
+		m.Text, m.Question = sec.Redact(m.Text), sec.Redact(m.Question)
+	}
+	return sec.Redact(userMessage)
+}
+
+// taskText is the task as the prompt shows it: without the values typed into secret fields.
+func taskText(t tasks.Task) string { return t.Memory.Secrets.Redact(t.Query) }

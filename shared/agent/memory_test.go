@@ -1,6 +1,9 @@
 package agent
 
 import (
+	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/screenagent/backend/shared/tasks"
@@ -40,5 +43,53 @@ func TestTakeInHearsEachAnswer(t *testing.T) {
 				t.Fatalf("the new message answers %q, want %q", mem.Messages[len(mem.Messages)-1].Question, c.pending)
 			}
 		})
+	}
+}
+
+// TestPasswordsGivenInWordsAreForgottenOnceTyped: a user who writes the password into the task,
+// or into an answer, needs it in clear until the step that types it; after that step no prompt
+// shows it, and no step or message keeps the answer's (the task's text stays as written).
+func TestPasswordsGivenInWordsAreForgottenOnceTyped(t *testing.T) {
+	const first, second = "s3cret-pass-1", "n3w-pass-22"
+	f := newFixture(t)
+	f.llm.Reply(reply("I type the password from the task.", `setValue(6, "`+first+`")`))
+	f.llm.Reply(reply("I sign in.", "click(7)"))
+	f.llm.Reply(reply("It was refused.", `askUser("What is the new password?")`))
+	f.llm.Reply(reply("I type the new password.", `setValue(6, "`+second+`")`))
+	f.llm.Reply(reply("I sign in.", "click(7)"))
+	f.llm.Reply(reply("Done.", "finish()"))
+	page := Request{DOM: toggledLoginDOM, URL: "https://crm.example.com/login", Query: "Sign in as ada with the password " + first}
+	ok := &tasks.Report{Status: "success"}
+	r1 := f.step(t, page)
+	for _, q := range []string{page.Query, page.Query, "It is " + second, page.Query, page.Query} {
+		next := page
+		next.TaskID, next.Query, next.Report = r1.TaskID, q, ok
+		f.step(t, next)
+	}
+	reqs := f.llm.Requests()
+	cases := []struct {
+		name   string
+		prompt int
+		secret string
+		shown  bool
+	}{
+		{"the task's password before it is typed", 0, first, true},
+		{"the task's password after it is typed", 1, first, false},
+		{"the answer's password before it is typed", 3, second, true},
+		{"the answer's password after it is typed", 4, second, false},
+		{"the answer's password at the end", 5, second, false},
+	}
+	for _, c := range cases {
+		if got := strings.Contains(reqs[c.prompt].User(), c.secret); got != c.shown {
+			t.Errorf("%s: prompt %d shows it = %v, want %v:\n%s", c.name, c.prompt, got, c.shown, reqs[c.prompt].User())
+		}
+	}
+	ctx := context.Background()
+	task, _ := f.tasks.GetTask(ctx, alice.TenantID, r1.TaskID)
+	steps, _ := f.tasks.Steps(ctx, alice.TenantID, r1.TaskID)
+	for name, v := range map[string]any{"task's messages": task.Memory.Messages, "steps": steps} {
+		if b, _ := json.Marshal(v); strings.Contains(string(b), second) {
+			t.Errorf("the stored %s hold the answer's password: %s", name, b)
+		}
 	}
 }
