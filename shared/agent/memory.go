@@ -30,7 +30,10 @@ func takeIn(mem *tasks.Memory, taskQuery string, req Request, isNew bool, stepIn
 	}
 	q := strings.TrimSpace(req.Query)
 	n := len(mem.Messages)
-	if q == strings.TrimSpace(taskQuery) || mem.Pending == "" && n > 0 && q == mem.Messages[n-1].Text {
+	// The query arrives masked of the secrets typed so far (redactRequest): the task's text sent
+	// again is then the task's text masked, not a new message.
+	task := strings.TrimSpace(taskQuery)
+	if q == task || q == strings.TrimSpace(mem.Secrets.Redact(task)) || mem.Pending == "" && n > 0 && q == mem.Messages[n-1].Text {
 		return ""
 	}
 	mem.AddMessage(tasks.UserMessage{Text: q, Question: mem.Pending, Step: stepIndex})

@@ -67,6 +67,9 @@ func TestPasswordsGivenInWordsAreForgottenOnceTyped(t *testing.T) {
 		f.step(t, next)
 	}
 	reqs := f.llm.Requests()
+	if last := reqs[len(reqs)-1].User(); strings.Count(last, "Sign in as ada with the password") != 1 {
+		t.Errorf("the task's text sent again after its password was typed reads as a message of the user:\n%s", last)
+	}
 	cases := []struct {
 		name   string
 		prompt int

@@ -3,6 +3,7 @@ package oracle
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -275,6 +276,9 @@ func crossSite(p *Prompt, t []string) Move {
 
 var passwordInAnswer = regexp.MustCompile(`(?i)password(?:\s+is)?[:\s]+"?([^\s"]+?)"?[.!]?$`)
 
+// secretInAnswer is an answer that names a secret the user typed into their browser, not a value.
+var secretInAnswer = regexp.MustCompile(`(?i)secret \\?"([A-Za-z0-9][A-Za-z0-9_.-]*)\\?"`)
+
 func logIn(p *Prompt, t []string) Move {
 	user, password, target, pg := t[1], t[2], t[3], p.Page
 	if pg.LineIs(target) {
@@ -305,6 +309,12 @@ func logIn(p *Prompt, t []string) Move {
 		switch {
 		case answer != "" && clicked(p.Since("askUser"), p.Since("ask_user")):
 			return fail("the site refused the password the user gave too")
+		case answer != "" && secretInAnswer.MatchString(answer):
+			name := secretInAnswer.FindStringSubmatch(answer)[1]
+			if !p.Holds(name) {
+				return fail("the user named the secret %q, but the server does not list it among those the browser holds", name)
+			}
+			return fillSecret(pw, name, "The user typed the new password into their browser as the secret "+strconv.Quote(name)+"; I enter it.")
 		case answer != "":
 			given := answer
 			if m := passwordInAnswer.FindStringSubmatch(answer); m != nil {

@@ -28,6 +28,8 @@ type Move struct {
 	Kind    Kind
 	Element Element
 	Text    string // Fill's text, Navigate's URL, Ask's question, Finish's answer, Fail's reason, Search's query
+	// Secret is the name of the secret Fill types instead of Text (one the user's browser holds).
+	Secret  string
 	Thought string
 	// Then are the moves that follow this one in a batch, for a prompt that explains batches.
 	Then []Move
@@ -37,6 +39,11 @@ func click(e Element, thought string) Move { return Move{Kind: Click, Element: e
 
 func fill(e Element, text, thought string) Move {
 	return Move{Kind: Fill, Element: e, Text: text, Thought: thought}
+}
+
+// fillSecret types the secret the user's browser holds under name.
+func fillSecret(e Element, name, thought string) Move {
+	return Move{Kind: Fill, Element: e, Secret: name, Thought: thought}
 }
 
 func ask(q string) Move { return Move{Kind: Ask, Text: q, Thought: "I need the user's help: " + q} }
@@ -81,7 +88,11 @@ func (m Move) action(p *Prompt) string {
 	case Click:
 		action = "click(" + m.Element.ID + ")"
 	case Fill:
-		action = "setValue(" + m.Element.ID + ", " + strconv.Quote(m.Text) + ")"
+		value := strconv.Quote(m.Text)
+		if m.Secret != "" {
+			value = "secret(" + strconv.Quote(m.Secret) + ")"
+		}
+		action = "setValue(" + m.Element.ID + ", " + value + ")"
 	case Scroll:
 		action = `scroll("down")`
 	case Navigate:
@@ -125,7 +136,12 @@ func (m Move) runReply() string {
 	case Click:
 		v = tool("click", map[string]any{"id": m.Element.ID})
 	case Fill:
-		v = tool("type", map[string]any{"id": m.Element.ID, "text": m.Text, "submit": false})
+		args := map[string]any{"id": m.Element.ID, "text": m.Text, "submit": false}
+		if m.Secret != "" {
+			delete(args, "text")
+			args["secret"] = m.Secret
+		}
+		v = tool("type", args)
 	case Scroll:
 		v = tool("scroll", map[string]any{"deltaY": scrollScreen})
 	case Navigate:

@@ -13,6 +13,7 @@ import (
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/search"
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 // interactPrompt renders a dom and a history the way today's interact engine does.
@@ -293,5 +294,49 @@ func TestWebFactSearchesThenReadsTheResults(t *testing.T) {
 	}
 	if got := Decide(prompt()).Reply(prompt()); !strings.Contains(got, `<Action>googleSearch("In which year`) {
 		t.Errorf("search reply = %q, want a googleSearch action", got)
+	}
+}
+
+// TestLoginTypesTheSecretTheUserNamed: after a refused login, a user who typed the new password
+// into their browser answers with the secret's name; the oracle types that secret (never a
+// value), and only a secret the prompt lists as held.
+func TestLoginTypesTheSecretTheUserNamed(t *testing.T) {
+	const task = `Log in to the CRM as "ada" with the password "hunter2" and open the Reports page.`
+	dom := `<body><p>Invalid username or password.</p><form><label for="u">Username</label><input id="1" name="username"/>` +
+		`<label for="p">Password</label><input id="2" type="password" name="password"/><button id="3">Log in</button></form></body>`
+	answer := tasks.UserMessage{Text: `Password: in my browser, as the secret "password".`, Question: "What is the correct password?"}
+	cases := []struct {
+		name    string
+		held    []trust.NamedSecret
+		want    Kind
+		wantAct string
+	}{
+		{"a held secret is typed by name", []trust.NamedSecret{{Name: "password", Origin: "crm.test:8080"}}, Fill, `setValue(2, secret("password"))`},
+		{"a secret the server does not list is not typed", nil, Fail, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			mem := &tasks.Memory{Messages: []tasks.UserMessage{answer}}
+			mem.Remember(tasks.Brief{Index: 0, Thought: "I ask.", Action: `askUser("What is the correct password?")`, Reported: true})
+			system, user := agent.BuildPrompt(agent.PromptInput{
+				Task: task, URL: "http://crm.test:8080/login", Now: time.Unix(0, 0), Memory: mem, Secrets: c.held,
+				Grammar: actions.PromptText(), Page: page.Render(page.Parse(dom), page.Options{Query: task}).Text,
+			})
+			p := Read(system, user)
+			m := Decide(p)
+			if m.Kind != c.want {
+				t.Fatalf("got %+v, want kind %d", m, c.want)
+			}
+			if c.wantAct != "" {
+				if got := m.action(p); got != c.wantAct {
+					t.Errorf("interact action = %s, want %s", got, c.wantAct)
+				}
+				snap := &runs.Snapshot{URL: "http://crm.test:8080/login", Elements: []runs.Element{{ID: "2", Tag: "input", Type: "password"}}}
+				r, err := runs.ParseReply(m.runReply(), snap)
+				if err != nil || r.Tool.Name != "type" || r.Tool.Secret != "password" || r.Tool.Text != "" {
+					t.Errorf("run reply %q → %+v (%v), want type with the secret's name", m.runReply(), r.Tool, err)
+				}
+			}
+		})
 	}
 }

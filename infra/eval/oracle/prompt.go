@@ -157,6 +157,25 @@ func field(s, prefix string) string {
 func unquote(s string) string { return strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(s) }
 
 // LastAnswer is the user's latest reply, or "".
+// secretsHeld lists, under the server's "Secrets the user's browser holds" heading, one secret
+// per line: "- name" or "- name (only on host)".
+var secretsHeld = regexp.MustCompile(`(?m)^Secrets the user's browser holds.*:\n((?:- .*\n?)+)`)
+
+// Holds reports whether the prompt lists a secret of this name among those the user's browser
+// holds.
+func (p *Prompt) Holds(name string) bool {
+	for _, text := range []string{p.System, p.Outside} {
+		for _, m := range secretsHeld.FindAllStringSubmatch(text, -1) {
+			for _, line := range strings.Split(m[1], "\n") {
+				if held, _, _ := strings.Cut(strings.TrimPrefix(line, "- "), " "); held == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 func (p *Prompt) LastAnswer() string {
 	if len(p.Answers) == 0 {
 		return ""

@@ -98,6 +98,7 @@ var All = []Scenario{
 		Task:  text(`Log in to the CRM as "ada" with the password "hunter2" and open the Reports page.`),
 		Start: url(sites.CRM, "/login"),
 		User:  answers("Sorry, I changed it: the password is " + sites.CRMPassword),
+		Types: map[string]string{"password": sites.CRMPassword},
 		Check: func(st sites.State) error {
 			if len(st.Questions) == 0 {
 				return errors.New("the agent never asked the user after the login failed")

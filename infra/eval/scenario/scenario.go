@@ -33,6 +33,10 @@ type Scenario struct {
 	MaxSteps int
 	// User answers the agent's questions; nil means the user has nothing to say.
 	User func(question string) (reply string, approved bool)
+	// Types is what the user types into the extension's own fields when the agent asks for
+	// credentials or a one-time code (field name → value): the client keeps the secrets and the
+	// server hears only their names. Nil: the user answers such questions in words (User).
+	Types map[string]string
 	// Check decides success from what the sites saw: nil is success, an error says what is wrong.
 	Check func(st sites.State) error
 }

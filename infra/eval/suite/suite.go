@@ -23,6 +23,7 @@ import (
 	"github.com/screenagent/backend/infra/thinclient/drive"
 	"github.com/screenagent/backend/shared/config"
 	"github.com/screenagent/backend/shared/search/searchtest"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 // Model says which model the stack's functions call.
@@ -278,6 +279,12 @@ func runCase(ctx context.Context, cfg Config, c scenario.Case, s *sites.Server, 
 			s.UserAnswered(q, reply, ok)
 			return reply, ok
 		},
+	}
+	if c.Types != nil {
+		task.Fill = func(q string, _ trust.UserRequest) map[string]string {
+			s.UserAnswered(q, "(typed into the extension's own fields)", true)
+			return c.Types
+		}
 	}
 	var tr drive.Transcript
 	if c.API == scenario.Run {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 // API is a logged-in client of the backend's two agent APIs.
@@ -143,6 +144,8 @@ type interactResponse struct {
 	UserQuestion string   `json:"userQuestion"`
 	// ConfirmationID comes with a question about an action the payment gate held.
 	ConfirmationID string `json:"confirmationId"`
+	// UserRequest says what kind of answer the question wants (credentials, a code, ...).
+	UserRequest *trust.UserRequest `json:"userRequest"`
 	// Result is the task's answer, when the server returns one with finish.
 	Result string `json:"result"`
 	Usage  *struct {
@@ -187,9 +190,11 @@ type runResponse struct {
 	Question string    `json:"question"`
 	// ConfirmationID comes with a question about an action the security gate held.
 	ConfirmationID string `json:"confirmationId"`
-	Result         string `json:"result"`
-	Error          string `json:"error"`
-	State          struct {
+	// UserRequest says what kind of answer the question wants (credentials, a code, ...).
+	UserRequest *trust.UserRequest `json:"userRequest"`
+	Result      string             `json:"result"`
+	Error       string             `json:"error"`
+	State       struct {
 		Status      string `json:"status"`
 		CurrentStep int    `json:"currentStep"`
 	} `json:"state"`
@@ -225,8 +230,11 @@ func (a *API) runStep(ctx context.Context, runID string, snap *runs.Snapshot, la
 func (r *runResponse) takeHeader(h http.Header) { r.Cached = h.Get("X-Action-Cache") == "hit" }
 
 // runAnswer answers the pending question; confirmationID approves the action the gate held.
-func (a *API) runAnswer(ctx context.Context, runID string, approved bool, answer, confirmationID string) (runResponse, error) {
+func (a *API) runAnswer(ctx context.Context, runID string, approved bool, answer, confirmationID string, secretNames []string) (runResponse, error) {
 	in := map[string]any{"approved": approved}
+	if len(secretNames) > 0 {
+		in["secretNames"] = secretNames
+	}
 	if approved && confirmationID != "" {
 		in["confirmationId"] = confirmationID
 	}

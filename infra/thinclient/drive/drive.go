@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/screenagent/backend/infra/thinclient/browser"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 // User answers the agent's questions: a reply text, and whether they approve (the run API's
@@ -36,6 +37,11 @@ type Task struct {
 	Started func(field, id string)
 	// Secrets are the secrets the client keeps and fills itself (nil for none).
 	Secrets Vault
+	// Fill, when set, is the user typing into the extension's own input fields when the agent
+	// asks for credentials or a one-time code (a typed userRequest): field name → value. The
+	// client keeps the secret fields' values in Secrets and tells the server only their names;
+	// without Fill the user answers such questions in words, through User.
+	Fill func(question string, req trust.UserRequest) map[string]string
 }
 
 func (t Task) started(field, id string) {

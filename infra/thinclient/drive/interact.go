@@ -22,6 +22,7 @@ func Interact(ctx context.Context, api *API, tab *browser.Tab, task Task) Transc
 	if o := tab.Open(ctx, task.StartURL); !o.OK {
 		return tr.stop(ctx, fmt.Errorf("open %s: %s", task.StartURL, o.Message))
 	}
+	task = task.withVault()
 	req := interactRequest{Query: task.Text, Mode: task.Mode, SecretNames: task.Secrets.Names(), Capabilities: task.capabilities()}
 	for n := 1; n <= task.maxSteps(); n++ {
 		sctx, cancel := context.WithTimeout(ctx, task.stepTimeout())
@@ -81,7 +82,7 @@ func interactStep(ctx context.Context, api *API, tab *browser.Tab, task Task, n 
 		q, _ := act.Text()
 		st.Actions = 0
 		st.Question = cmpOr(resp.UserQuestion, q)
-		st.Reply, st.Approved = task.ask(st.Question)
+		st.Reply, st.Approved = task.reply(st.Question, resp.UserRequest, c.URL)
 		st.OK, st.Result = true, "The user answered."
 		tr.Steps = append(tr.Steps, st)
 		if st.Reply == "" {
@@ -89,6 +90,7 @@ func interactStep(ctx context.Context, api *API, tab *browser.Tab, task Task, n 
 			return *tr, true
 		}
 		req.Query, req.LastActionStatus, req.LastActionError = st.Reply, "success", nil
+		req.SecretNames = task.Secrets.Names() // with any secret the user just typed
 		if st.Approved {
 			// The approval of an action the payment gate held names it, and nothing else.
 			req.ConfirmationID = resp.ConfirmationID

@@ -18,6 +18,7 @@ func Run(ctx context.Context, api *API, tab *browser.Tab, task Task) Transcript 
 	if o := tab.Open(ctx, task.StartURL); !o.OK {
 		return tr.stop(ctx, fmt.Errorf("open %s: %s", task.StartURL, o.Message))
 	}
+	task = task.withVault()
 	mode := cmpOr(task.Mode, "autonomous")
 	runID, err := api.runStart(ctx, task.Text, mode, task.Secrets.Names(), task.capabilities())
 	if err != nil {
@@ -52,10 +53,10 @@ func runStep(ctx context.Context, api *API, tab *browser.Tab, task Task, runID s
 	st.Cached = resp.Cached
 	if resp.Action == "ask_user" {
 		st.Action, st.Question = "ask_user", resp.Question
-		st.Reply, st.Approved = task.ask(resp.Question)
+		st.Reply, st.Approved = task.reply(resp.Question, resp.UserRequest, c.URL)
 		st.OK, st.Result = true, "The user answered."
 		tr.Steps = append(tr.Steps, st)
-		resp, err = api.runAnswer(ctx, runID, st.Approved, st.Reply, resp.ConfirmationID)
+		resp, err = api.runAnswer(ctx, runID, st.Approved, st.Reply, resp.ConfirmationID, task.Secrets.Names())
 		if err != nil {
 			tr.stop(ctx, fmt.Errorf("answer: %w", err))
 			return runReport{}, true
