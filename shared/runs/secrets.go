@@ -51,6 +51,26 @@ func redactReply(run *Run, r *Reply) {
 	r.Answer = run.Secrets.Redact(r.Answer)
 }
 
+// redactEntries is the history as the prompt shows it: a password the user gave in words (in an
+// answer) is needed in clear until the step that types it, and masked after it. The stored
+// entries keep what was said when it was said.
+func redactEntries(run *Run, history []Entry) []Entry {
+	if run.Secrets.Empty() {
+		return history
+	}
+	out := make([]Entry, len(history))
+	for i, e := range history {
+		e.PreviousResult = redactResult(run, e.PreviousResult)
+		if e.UserAnswer != nil {
+			a := *e.UserAnswer
+			a.Text = run.Secrets.Redact(a.Text)
+			e.UserAnswer = &a
+		}
+		out[i] = e
+	}
+	return out
+}
+
 // redactResult is the client's report with the run's typed secrets removed: a client may echo
 // the text it failed to type.
 func redactResult(run *Run, r *Result) *Result {

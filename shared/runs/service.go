@@ -225,6 +225,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 	if err != nil {
 		return StepResponse{}, err
 	}
+	history = redactEntries(&run, history)
 	// Read before the LLM call, so that failing to read them costs no call; without them the gate
 	// would let through what the tenant asked to hold, so a failure fails the step.
 	rules, err := s.gateRules(ctx, req.TenantID)
@@ -251,7 +252,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 			}
 		}()
 		system, user := buildPrompt(promptInput{
-			Task: run.Task, History: history, Results: results, Earlier: run.CurrentStep - len(history),
+			Task: run.Secrets.Redact(run.Task), History: history, Results: results, Earlier: run.CurrentStep - len(history),
 			Page: page, Reflection: adjusting(run.Reflections, run.CurrentStep), Secrets: next.SecretNames,
 			Step: run.CurrentStep + 1, MaxSteps: run.MaxSteps, Now: s.now(), Clock: run.clock(), Batch: run.Batch,
 		})
