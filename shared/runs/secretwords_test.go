@@ -2,6 +2,7 @@ package runs_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -9,7 +10,8 @@ import (
 )
 
 // TestPasswordsGivenInWordsAreMaskedOnceTyped: a user who writes the password into the task, or
-// into an answer, needs it in clear until the step that types it; no later prompt shows it.
+// into an answer, needs it in clear until the step that types it; no later prompt shows it, nor
+// the run's GET view.
 func TestPasswordsGivenInWordsAreMaskedOnceTyped(t *testing.T) {
 	const first, second = "s3cret-pass-1", "n3w-pass-22"
 	f := newFixture(t)
@@ -47,5 +49,12 @@ func TestPasswordsGivenInWordsAreMaskedOnceTyped(t *testing.T) {
 		if got := strings.Contains(reqs[c.prompt].User(), c.secret); got != c.shown {
 			t.Errorf("%s: prompt %d shows it = %v, want %v:\n%s", c.name, c.prompt, got, c.shown, reqs[c.prompt].User())
 		}
+	}
+	view, err := f.svc.Get(ctx, "ten-a", "u-1", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(view); strings.Contains(string(b), first) || strings.Contains(string(b), second) {
+		t.Errorf("GET /agent/run/{id} shows a typed password: %s", b)
 	}
 }

@@ -139,8 +139,9 @@ type CancelResponse struct {
 }
 
 func runView(r Run, entries []Entry) RunView {
+	entries = redactEntries(&r, entries)
 	v := RunView{
-		RunID: r.ID, Task: r.Task, Mode: r.Mode, Status: r.Status, CurrentStep: r.CurrentStep, MaxSteps: r.MaxSteps,
+		RunID: r.ID, Task: r.Secrets.Redact(r.Task), Mode: r.Mode, Status: r.Status, CurrentStep: r.CurrentStep, MaxSteps: r.MaxSteps,
 		History: make([]HistoryView, 0, len(entries)), Reflections: make([]ReflectionView, 0, len(r.Reflections)),
 		CurrentSnapshot: r.CurrentSnapshot, PendingQuestion: r.PendingQuestion, PendingConfirmationID: r.PendingConfirmation, Result: r.Result, Error: r.Error,
 		CreatedAt: r.CreatedAt.UnixMilli(), UpdatedAt: r.UpdatedAt.UnixMilli(),
