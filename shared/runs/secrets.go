@@ -20,6 +20,32 @@ func maskSecretValues(s *Snapshot) {
 	}
 }
 
+// redactSnapshot is the snapshot with the run's typed secrets removed from every text it
+// carries: a page may show back what was typed (a "show password" field, a confirmation
+// line), and the snapshot goes to the prompt, the run item and GET /agent/run/{id}.
+func redactSnapshot(sec *trust.Secrets, s *Snapshot) *Snapshot {
+	if s == nil || sec.Empty() {
+		return s
+	}
+	out := *s
+	out.URL, out.Title, out.VisibleText = sec.Redact(s.URL), sec.Redact(s.Title), sec.Redact(s.VisibleText)
+	out.Elements = make([]Element, len(s.Elements))
+	for i, e := range s.Elements {
+		for _, f := range []*string{&e.Text, &e.AriaLabel, &e.Placeholder, &e.Value, &e.Href, &e.Name, &e.Label, &e.Context} {
+			*f = sec.Redact(*f)
+		}
+		if len(e.Options) > 0 {
+			opts := make([]string, len(e.Options))
+			for k, o := range e.Options {
+				opts[k] = sec.Redact(o)
+			}
+			e.Options = opts
+		}
+		out.Elements[i] = e
+	}
+	return &out
+}
+
 // typesSecret reports whether the tool types its text into a secret field of the page.
 func typesSecret(t *Tool, page *Snapshot) bool {
 	if t == nil || t.Name != ToolType || t.Text == "" {

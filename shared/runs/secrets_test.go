@@ -50,7 +50,12 @@ func TestTypedSecretReachesOnlyItsResponse(t *testing.T) {
 	if got := r.Tool.Parameters["text"]; got != secret {
 		t.Fatalf("the step's response types %v, want the secret itself (the client must get it)", got)
 	}
-	f.step(t, id, loginPage, &runs.Result{Success: false, Error: `Could not type "` + secret + `" into the field`})
+	// The page shows the typed value back: in its text, and in a field a show-password toggle
+	// turned into a text field with a name no word list knows.
+	echo := *loginPage
+	echo.VisibleText = "The password " + secret + " is wrong."
+	echo.Elements = append([]runs.Element{{ID: "agent-4", Tag: "input", Type: "text", Name: "fld_x", Value: secret, Context: "was " + secret}}, loginPage.Elements...)
+	f.step(t, id, &echo, &runs.Result{Success: false, Error: `Could not type "` + secret + `" into the field`})
 
 	prompt := f.llm.Requests()[1].User()
 	if strings.Contains(prompt, secret) {

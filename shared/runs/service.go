@@ -208,7 +208,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 	}
 	next := run
 	if req.Snapshot != nil {
-		next.CurrentSnapshot = req.Snapshot
+		next.CurrentSnapshot = redactSnapshot(&run.Secrets, req.Snapshot)
 	}
 	if req.SecretNames != nil {
 		next.SecretNames = req.SecretNames
