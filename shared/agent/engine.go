@@ -403,11 +403,19 @@ func (e *Engine) replay(ctx context.Context, tenant string, req Request) (Respon
 	if rec.RequestHash != req.RequestHash {
 		return Response{}, true, ErrIdempotencyMismatch
 	}
-	var resp Response
-	if err := json.Unmarshal(rec.Body, &resp); err != nil {
+	var r recorded
+	if err := json.Unmarshal(rec.Body, &r); err != nil {
 		return Response{}, true, fmt.Errorf("decode stored response: %w", err)
 	}
-	return resp, true, nil
+	r.Response.LogAction = r.LogAction
+	return r.Response, true, nil
+}
+
+// recorded is the idempotency record's body: the response as answered, with the action its log
+// line showed (never sent to the client), so that a replay logs what was answered, masked alike.
+type recorded struct {
+	Response
+	LogAction string `json:"logAction,omitempty"`
 }
 
 // store writes the step, its chat messages, the debug entry and the idempotency record in one
@@ -448,7 +456,7 @@ func (e *Engine) store(ctx context.Context, req Request, st state, prevAction st
 			Data: map[string]any{"step": step.Index, "change": change, "plan": resp.Plan}})
 	}
 	if req.IdempotencyKey != "" {
-		body, err := json.Marshal(resp)
+		body, err := json.Marshal(recorded{Response: resp, LogAction: resp.LogAction})
 		if err != nil {
 			return fmt.Errorf("encode response: %w", err)
 		}

@@ -155,3 +155,25 @@ func TestQuestionsCarryTheirKind(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayLogsTheAnsweredAction: a retry with the same Idempotency-Key is answered from the
+// idempotency record, and its log line shows the action that was answered, masked as the first
+// request's was.
+func TestReplayLogsTheAnsweredAction(t *testing.T) {
+	const secret = "s3cret-replayed"
+	f := newFixture(t)
+	f.llm.Reply(reply("I type the password.", `setValue(6, "`+secret+`")`))
+	req := Request{DOM: toggledLoginDOM, URL: "https://crm.example.com/login", IdempotencyKey: "replay-1", RequestHash: "h"}
+	first := f.step(t, req)
+	again := f.step(t, req)
+	want := `setValue(6, "••••••")`
+	if first.LogAction != want || again.LogAction != want {
+		t.Errorf("log actions = %q (first), %q (replay), want %q for both", first.LogAction, again.LogAction, want)
+	}
+	if again.Action != first.Action {
+		t.Errorf("replayed action = %q, want the answered %q", again.Action, first.Action)
+	}
+	if got := f.llm.Calls(); got != 1 {
+		t.Errorf("LLM calls = %d, want 1 (the retry is replayed)", got)
+	}
+}
