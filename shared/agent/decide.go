@@ -39,6 +39,8 @@ type decision struct {
 	model       string
 	corrected   bool
 	parseErrors []string
+	// unparsed are the values refused replies may have meant for a secret field (unparsedValues).
+	unparsed []string
 }
 
 const (
@@ -64,10 +66,13 @@ func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page,
 		batch []actions.Action
 	}
 	var lastErr error
+	d := decision{model: e.Model}
 	parse := func(text string) (choice, error) {
 		r, batch, err := parseDecision(text, pg, mem.Variables, mem.SecretNames, pageURL, st.batch)
 		if err == nil {
 			err = checkLoops(batch, tried)
+		} else {
+			d.unparsed = append(d.unparsed, unparsedValues(text, pg)...)
 		}
 		lastErr = err
 		return choice{r, batch}, err
@@ -77,7 +82,6 @@ func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page,
 		minBudget = DefaultCorrectionMinBudget
 	}
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}}
-	d := decision{model: e.Model}
 	// The blocks of a reply that asked for a SERVER tool (a plan made with a googleSearch)
 	// belong to the step as much as the final reply's, which override them.
 	sections := map[string]string{}
@@ -135,7 +139,9 @@ func refused(d decision, firstErr, reply string, lastErr error) decision {
 		d.note = "the server refused " + loop.action + " (repeated on an unchanged page) and asked the user instead"
 		return d
 	}
-	reason := "I could not decide on a valid next action: " + firstErr
+	// The error may quote a value meant for a secret field; the action carries it to the client.
+	unparsed := new(trust.Secrets).With(d.unparsed...)
+	reason := "I could not decide on a valid next action: " + unparsed.Redact(firstErr)
 	fail, _ := actions.New("fail", shorten(reason, 500))
 	d.thought, d.action, d.modelAction = reason, fail, reply
 	return d

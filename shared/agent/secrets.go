@@ -3,6 +3,9 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/screenagent/backend/shared/agent/actions"
@@ -47,26 +50,33 @@ func redactRequest(sec *trust.Secrets, req *Request) {
 }
 
 // guardDecision remembers a value the action types into a secret field (so that its echoes are
-// redacted from now on) and redacts every typed secret from the model's words: its thought, its
-// reply's blocks, the parse errors, and any action but the one typing the secret (the client must
-// get that value; a finish or a question repeating it must not carry it). Every action of a batch
+// redacted from now on) and redacts every typed secret from the model's words (its thought, its
+// reply's blocks, the parse errors) and from any action but the one typing the secret (the
+// client must get that value; a finish or a question repeating it must not carry it). The words
+// are also redacted of every value a refused reply may have meant for a secret field (d.unparsed). Every action of a batch
 // is guarded as a single action is: a part typing a secret keeps it, every other part is redacted.
 func guardDecision(sec *trust.Secrets, d *decision, pg *page.Page) {
 	typing := typesSecret(sec, d.action, pg)
 	for _, a := range d.batch {
 		typesSecret(sec, a, pg)
 	}
+	// The model's words are redacted of the unparsed values too; the chosen actions only of the
+	// typed secrets (a corrected reply may rightly type the same text into an ordinary field).
+	words := sec.With(d.unparsed...)
+	if words.Empty() {
+		return
+	}
+	d.thought = words.Redact(d.thought)
+	for k, v := range d.sections {
+		d.sections[k] = words.Redact(v)
+	}
+	for i, e := range d.parseErrors {
+		d.parseErrors[i] = words.Redact(e)
+	}
+	d.modelAction = words.Redact(d.modelAction)
 	if sec.Empty() {
 		return
 	}
-	d.thought = sec.Redact(d.thought)
-	for k, v := range d.sections {
-		d.sections[k] = sec.Redact(v)
-	}
-	for i, e := range d.parseErrors {
-		d.parseErrors[i] = sec.Redact(e)
-	}
-	d.modelAction = sec.Redact(d.modelAction)
 	if !typing {
 		d.action = redactAction(sec, d.action)
 	}
@@ -80,6 +90,42 @@ func guardDecision(sec *trust.Secrets, d *decision, pg *page.Page) {
 		}
 		d.batch = batch
 	}
+}
+
+var (
+	// refusedCall finds an element id opening a call's arguments ("setValue(6", "setValue 6",
+	// "setValue(id=6") and the rest of its line.
+	refusedCall = regexp.MustCompile(`[A-Za-z_]\w*\s*[(\s]\s*(?:\w+\s*[=:]\s*)?(\d{1,9})\b([^\n]*)`)
+	// quotedRun is a run of text in any of the quotes a model writes.
+	quotedRun = regexp.MustCompile("\"([^\"\n]*)\"|'([^'\n]*)'|“([^”\n]*)”|‘([^’\n]*)’|«([^»\n]*)»|`([^`\n]*)`")
+)
+
+// unparsedValues are the texts a reply the parser refused may have meant to type into a secret
+// field (the action was never taken, so the value was never remembered): after an element id
+// that is not an ordinary field of the page (a secret field, or an id the page lacks), the rest
+// of the call's line as written and unquoted, and every quoted run in it. A page without a
+// secret field has none.
+func unparsedValues(reply string, pg *page.Page) []string {
+	if !slices.ContainsFunc(pg.Elements(), func(e page.Element) bool { return pg.Secret(e.ID) }) {
+		return nil
+	}
+	var out []string
+	for _, m := range refusedCall.FindAllStringSubmatch(reply, -1) {
+		if id, err := strconv.Atoi(m[1]); err == nil && pg.HasElement(id) && !pg.Secret(id) {
+			continue
+		}
+		rest, _, _ := strings.Cut(m[2], "</Action")
+		rest = strings.TrimSpace(strings.TrimLeft(rest, " \t,;:"))
+		rest = strings.TrimSpace(strings.TrimSuffix(rest, ")"))
+		out = append(out, rest, strings.Trim(rest, "\"'“”‘’«»` "))
+		if u, err := strconv.Unquote(rest); err == nil {
+			out = append(out, u)
+		}
+		for _, q := range quotedRun.FindAllStringSubmatch(rest, -1) {
+			out = append(out, slices.DeleteFunc(q[1:], func(s string) bool { return s == "" })...)
+		}
+	}
+	return out
 }
 
 // typesSecret reports whether the action types a value into a secret field, and remembers it.

@@ -39,32 +39,20 @@ func TestTypedSecretEchoesAreRedacted(t *testing.T) {
 	shownBack := toggledLoginDOM + `<p>You typed ` + secret + ` ` + strings.Repeat("and the page goes on with more text. ", 300) + `</p>`
 	r3 := f.step(t, Request{TaskID: r1.TaskID, DOM: shownBack, URL: "https://crm.example.com/login", Report: &tasks.Report{Status: "success"}})
 
-	ctx := context.Background()
 	for i, req := range f.llm.Requests() {
 		if strings.Contains(req.User(), secret) {
 			t.Errorf("prompt %d holds the secret:\n%s", i, req.User())
 		}
 	}
-	steps, _ := f.tasks.Steps(ctx, alice.TenantID, r1.TaskID)
-	task, _ := f.tasks.GetTask(ctx, alice.TenantID, r1.TaskID)
-	msgs, _ := f.chat.ListMessages(ctx, alice.TenantID, r1.SessionID, 50, time.Time{})
-	debug, _ := f.tasks.ListDebug(ctx, alice.TenantID, tasks.DebugFilter{TaskID: r1.TaskID})
-	stored := map[string]any{"steps": steps, "task": task, "messages": msgs, "debug": debug, "step 2": r2, "step 3": r3}
-	for _, m := range msgs.Messages {
-		if m.SnapshotID != "" {
-			snap, err := f.chat.GetSnapshot(ctx, alice.TenantID, r1.SessionID, m.SnapshotID)
-			if err != nil {
-				t.Fatalf("snapshot %s: %v", m.SnapshotID, err)
-			}
-			stored["snapshot "+m.SnapshotID] = snap
-		}
-	}
-	for name, v := range stored {
+	kept := f.kept(t, r1)
+	kept["step 2"], kept["step 3"] = r2, r3
+	for name, v := range kept {
 		b, _ := json.Marshal(v)
 		if strings.Contains(string(b), secret) {
 			t.Errorf("%s hold the secret: %s", name, b)
 		}
 	}
+	task, _ := f.tasks.GetTask(context.Background(), alice.TenantID, r1.TaskID)
 	if len(task.Memory.Secrets.Typed) != 1 {
 		t.Errorf("the task remembers %d typed secrets, want 1", len(task.Memory.Secrets.Typed))
 	}
@@ -175,5 +163,83 @@ func TestReplayLogsTheAnsweredAction(t *testing.T) {
 	}
 	if got := f.llm.Calls(); got != 1 {
 		t.Errorf("LLM calls = %d, want 1 (the retry is replayed)", got)
+	}
+}
+
+// kept is everything the server keeps of the task the response belongs to: its steps, task
+// item, messages with their page snapshots, and debug entries.
+func (f *fixture) kept(t *testing.T, r Response) map[string]any {
+	t.Helper()
+	ctx := context.Background()
+	steps, _ := f.tasks.Steps(ctx, alice.TenantID, r.TaskID)
+	task, _ := f.tasks.GetTask(ctx, alice.TenantID, r.TaskID)
+	msgs, _ := f.chat.ListMessages(ctx, alice.TenantID, r.SessionID, 50, time.Time{})
+	debug, _ := f.tasks.ListDebug(ctx, alice.TenantID, tasks.DebugFilter{TaskID: r.TaskID})
+	kept := map[string]any{"steps": steps, "task": task, "messages": msgs, "debug": debug}
+	for _, m := range msgs.Messages {
+		if m.SnapshotID != "" {
+			snap, err := f.chat.GetSnapshot(ctx, alice.TenantID, r.SessionID, m.SnapshotID)
+			if err != nil {
+				t.Fatalf("snapshot %s: %v", m.SnapshotID, err)
+			}
+			kept["snapshot "+m.SnapshotID] = snap
+		}
+	}
+	return kept
+}
+
+// TestRefusedRepliesKeepNoValueForASecretField: a reply the parser refuses never had its value
+// remembered, yet the parse error, the raw reply and the fail() that ends the step may quote it;
+// none of what the server keeps, answers or logs holds it in clear. A refused reply typing into
+// an ordinary field keeps its text (it is no secret), and a corrected reply still types what the
+// model chose.
+func TestRefusedRepliesKeepNoValueForASecretField(t *testing.T) {
+	const secret = "Zq-9_pass-WORD"
+	for _, tt := range []struct {
+		name    string
+		replies []string
+		// action is the action answered; keptText must appear in what is kept ("" for none).
+		action, keptText string
+	}{
+		{name: "missing comma, then an unclosed string",
+			replies: []string{`setValue(6 "` + secret + `")`, `setValue(6, "` + secret + `)`}, action: "fail"},
+		{name: "unquoted text, then single quotes",
+			replies: []string{`setValue(6, ` + secret + `)`, `setValue(6, '` + secret + `')`}, action: "fail"},
+		{name: "named argument, then no parentheses",
+			replies: []string{`setValue(id=6, text="` + secret + `")`, `setValue 6 "` + secret + `"`}, action: "fail"},
+		{name: "a misspelt action on an id the page lacks, then corrected to a click",
+			replies: []string{`setvalue(60, "` + secret + `")`, `click(7)`}, action: "click(7)"},
+		{name: "an ordinary field keeps its text",
+			replies: []string{`setValue(5 "ann@` + secret + `.example")`, `setValue(5, "ann@` + secret + `.example")`},
+			action:  `setValue(5, "ann@` + secret + `.example")`, keptText: "ann@" + secret},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			for _, r := range tt.replies {
+				f.llm.Reply(reply("I fill in the form.", r))
+			}
+			r := f.step(t, Request{DOM: toggledLoginDOM, URL: "https://crm.example.com/login", Debug: true})
+			if !strings.HasPrefix(r.Action, tt.action) {
+				t.Fatalf("action = %q, want %s…", r.Action, tt.action)
+			}
+			answered := map[string]any{"thought": r.Thought, "action": r.Action, "log": r.LogAction, "debug": r.DebugInfo}
+			kept := f.kept(t, r)
+			if tt.keptText != "" {
+				b, _ := json.Marshal(kept["steps"])
+				if !strings.Contains(string(b), tt.keptText) {
+					t.Errorf("steps = %s, want the ordinary field's text %q kept", b, tt.keptText)
+				}
+				return
+			}
+			for name, v := range kept {
+				answered[name] = v
+			}
+			for name, v := range answered {
+				b, _ := json.Marshal(v)
+				if strings.Contains(string(b), secret) {
+					t.Errorf("%s holds the value of the refused reply: %s", name, b)
+				}
+			}
+		})
 	}
 }

@@ -66,6 +66,20 @@ func (s *Secrets) Remember(value string) bool {
 	return true
 }
 
+// With returns a copy of s that also redacts values (those Remember would keep), leaving s as
+// it was: a reply the server refused may have meant a value for a secret field, which must not
+// be kept in clear though it was never typed, so the task need not remember it.
+func (s *Secrets) With(values ...string) *Secrets {
+	out := &Secrets{}
+	if s != nil {
+		out.Key, out.Typed = s.Key, slices.Clone(s.Typed)
+	}
+	for _, v := range values {
+		out.Remember(v)
+	}
+	return out
+}
+
 // Empty reports whether no secret was typed.
 func (s *Secrets) Empty() bool { return s == nil || len(s.Typed) == 0 }
 

@@ -37,6 +37,24 @@ func TestRedactWithoutSecretsChangesNothing(t *testing.T) {
 	}
 }
 
+// TestWithRedactsExtraValuesOnly: a copy made With values redacts them and the remembered
+// secrets, and the original learns nothing.
+func TestWithRedactsExtraValuesOnly(t *testing.T) {
+	var s Secrets
+	s.Remember("typed-one")
+	local := s.With("never-typed", "ab")
+	if got, want := local.Redact("typed-one never-typed ab"), Mask+" "+Mask+" ab"; got != want {
+		t.Errorf("With(...).Redact = %q, want %q", got, want)
+	}
+	if got := s.Redact("never-typed"); got != "never-typed" {
+		t.Errorf("the original redacts %q, want it unchanged (With must not remember into it)", got)
+	}
+	var none *Secrets
+	if got := none.With("never-typed").Redact("x never-typed"); got != "x "+Mask {
+		t.Errorf("nil.With(...).Redact = %q, want the value masked", got)
+	}
+}
+
 // FuzzSecretText checks that a remembered secret never survives redaction, wherever it stands
 // in the text.
 func FuzzSecretText(f *testing.F) {
