@@ -31,17 +31,20 @@ func (d decision) metrics() StepMetrics {
 // decide asks the model for the next action. The LLM client retries transport failures itself
 // (twice); a reply that does not parse gets one corrective retry quoting the problem, when time
 // allows (llm.CompleteParsed). Only a failed LLM call is an error.
-func (s *Service) decide(ctx context.Context, system, user string, page *Snapshot, secrets []trust.NamedSecret, batch bool) (decision, error) {
+func (s *Service) decide(ctx context.Context, system, user string, page *Snapshot, secrets []trust.NamedSecret, typed *trust.Secrets, batch bool) (decision, error) {
 	llmCtx, cancel := llm.WithReserve(ctx, orDefault(s.WriteReserve, DefaultWriteReserve), orDefault(s.LLMBudget, DefaultLLMBudget))
 	defer cancel()
 	req := llm.Request{
 		Messages:  []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}},
 		MaxTokens: maxReplyTokens,
 	}
+	var unparsed []string
 	p, err := llm.CompleteParsed(llmCtx, s.LLM, req, func(reply string) (Reply, error) {
 		r, err := parseReply(reply, page, batch)
 		if err == nil {
 			err = checkSecretUse(r, secrets, page)
+		} else {
+			unparsed = append(unparsed, unparsedValues(reply, page)...)
 		}
 		return r, err
 	},
@@ -55,7 +58,8 @@ func (s *Service) decide(ctx context.Context, system, user string, page *Snapsho
 		d.model = p.Model
 	}
 	if err == nil && !p.Valid {
-		d.invalid = strings.Join(p.ParseErrors, "; ")
+		// The errors go to the client and the log: they may quote a value meant for a secret field.
+		d.invalid = typed.With(unparsed...).Redact(strings.Join(p.ParseErrors, "; "))
 	}
 	return d, err
 }

@@ -1,7 +1,10 @@
 package runs
 
 import (
+	"encoding/json"
 	"fmt"
+	"regexp"
+	"slices"
 
 	"github.com/screenagent/backend/shared/trust"
 )
@@ -12,12 +15,17 @@ import (
 func maskSecretValues(s *Snapshot) {
 	for i := range s.Elements {
 		e := &s.Elements[i]
-		if e.Value != "" && trust.SecretField(trust.Field{
-			Tag: e.Tag, Type: e.Type, Name: e.Name, AriaLabel: e.AriaLabel, Placeholder: e.Placeholder, Label: e.Text,
-		}) {
+		if e.Value != "" && secretElement(*e) {
 			e.Value = trust.Mask
 		}
 	}
+}
+
+// secretElement reports whether the element is a secret field (trust.SecretField).
+func secretElement(e Element) bool {
+	return trust.SecretField(trust.Field{
+		Tag: e.Tag, Type: e.Type, Name: e.Name, AriaLabel: e.AriaLabel, Placeholder: e.Placeholder, Label: e.Text,
+	})
 }
 
 // redactSnapshot is the snapshot with the run's typed secrets removed from every text it
@@ -52,9 +60,7 @@ func typesSecret(t *Tool, page *Snapshot) bool {
 		return false
 	}
 	e, ok := page.Element(t.ID)
-	return ok && trust.SecretField(trust.Field{
-		Tag: e.Tag, Type: e.Type, Name: e.Name, AriaLabel: e.AriaLabel, Placeholder: e.Placeholder, Label: e.Text,
-	})
+	return ok && secretElement(e)
 }
 
 // storedTool is the tool as the run keeps it: a text typed into a secret field is remembered as
@@ -181,3 +187,50 @@ func approvedSecretType(run *Run, kept *Tool) bool {
 	run.ApprovedSecretType = nil
 	return true
 }
+
+var (
+	// replyString is a JSON string in a reply as written, closed or not.
+	replyString = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"?`)
+	// bareValue is a member's value written without quotes (invalid JSON).
+	bareValue = regexp.MustCompile(`:\s*([^"\s{\[\],}][^,}\]\n]*)`)
+)
+
+// unparsedValues are the texts of a reply the parser refused that may have been meant for a
+// secret field of the page (the call was never taken, so its text was never remembered): every
+// string and bare value the model wrote, but the words of the reply's documented form and the
+// page's element ids, which the parse errors may name. A page without a secret field has none.
+func unparsedValues(reply string, page *Snapshot) []string {
+	if page == nil || !slices.ContainsFunc(page.Elements, secretElement) {
+		return nil
+	}
+	var out []string
+	keep := func(v string) {
+		if _, onPage := page.Element(v); !onPage && !replyWords[v] {
+			out = append(out, v)
+		}
+	}
+	for _, m := range replyString.FindAllStringSubmatch(reply, -1) {
+		keep(m[1])
+		var u string
+		if json.Unmarshal([]byte(`"`+m[1]+`"`), &u) == nil && u != m[1] {
+			keep(u)
+		}
+	}
+	for _, m := range bareValue.FindAllStringSubmatch(reply, -1) {
+		keep(m[1])
+	}
+	return out
+}
+
+// replyWords are the words of the reply's documented form: its keys, types and tool names.
+var replyWords = func() map[string]bool {
+	w := map[string]bool{"type": true, "tool": true, "tools": true, "name": true, "arguments": true, "thought": true,
+		"payment": true, "answer": true, "question": true, ReplyToolCall: true, ReplyToolCalls: true, ReplyFinal: true, ReplyAskUser: true}
+	for _, t := range tools {
+		w[t.name] = true
+		for _, a := range t.args {
+			w[a.name] = true
+		}
+	}
+	return w
+}()

@@ -1,9 +1,11 @@
 package runs_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -193,5 +195,44 @@ func TestApprovedSecretTypeIsTypedAgain(t *testing.T) {
 	}
 	if p := f.llm.Requests()[1].User(); !strings.Contains(p, "type the value again") || strings.Contains(p, secret) {
 		t.Errorf("the prompt after the approval does not ask to type again, or holds the secret:\n%s", p)
+	}
+}
+
+// TestRefusedRepliesQuoteNoValueForASecretField: on a page with a password field, the errors of
+// replies the parser refused (which go to the client and the log line) never quote in clear
+// what the model wrote, wherever it put it, while the words of the documented form stay.
+func TestRefusedRepliesQuoteNoValueForASecretField(t *testing.T) {
+	const secret = `Zq-9_pass"WORD`
+	quoted, _ := json.Marshal(secret)
+	for _, tc := range []struct {
+		name, reply, keeps string
+	}{
+		{"the value as the tool's name", `{"type":"tool_call","tool":{"name":` + string(quoted) + `,"arguments":{"id":"agent-2"}}}`, "unknown tool"},
+		{"the value as a URL", toolCall("navigate", `{"url":`+string(quoted)+`}`), "navigate needs"},
+		{"the value unquoted", `{"type":"tool_call","tool":{"name":"type","arguments":{"id":"agent-2","text":Zq-9_pass-WORD}}}`, "not valid JSON"},
+		{"the value as the reply's type", `{"type":` + string(quoted) + `}`, `"type" must be`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			var logs bytes.Buffer
+			f.svc.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+			id := f.start(t, runs.ModeAutonomous)
+			f.llm.Reply(tc.reply)
+			f.llm.Reply(tc.reply)
+			f.step(t, id, nil, nil)
+			_, err := f.svc.Step(context.Background(), runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: loginPage, LastActionResult: success})
+			var llmErr *runs.LLMError
+			if !errors.As(err, &llmErr) {
+				t.Fatalf("Step() error = %v, want an LLMError", err)
+			}
+			for _, v := range []string{secret, "Zq-9_pass-WORD", string(quoted[1 : len(quoted)-1])} {
+				if strings.Contains(llmErr.Message, v) || strings.Contains(logs.String(), v) {
+					t.Errorf("the error %q or the log %s quotes %q", llmErr.Message, logs.String(), v)
+				}
+			}
+			if !strings.Contains(llmErr.Message, tc.keeps) {
+				t.Errorf("the error %q lost %q, want the documented words kept", llmErr.Message, tc.keeps)
+			}
+		})
 	}
 }

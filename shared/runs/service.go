@@ -259,7 +259,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 		turn = s.openCache(ctx, req, run, result, page)
 		if d, served = s.fromCache(ctx, turn); served {
 			// The cached step goes through the same loop rules, gate and reflection below.
-		} else if d, err = s.decide(ctx, system, user, page, next.SecretNames, run.Batch); err != nil || d.invalid != "" {
+		} else if d, err = s.decide(ctx, system, user, page, next.SecretNames, &next.Secrets, run.Batch); err != nil || d.invalid != "" {
 			// The run stays exactly as it was: the client retries the step.
 			if errors.Is(err, llm.ErrNotConfigured) {
 				// Not an outage: the cold start logged what to set, and the edge answers with it.
