@@ -5,27 +5,34 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/screenagent/backend/shared/trust"
 )
 
-// maskSecretValues replaces the values of the snapshot's secret fields (trust.SecretField) with
-// trust.Mask as the snapshot is read, so that no prompt, stored run or API read holds them. An
-// element's text stands for its label: the content script reads it from the field's label.
+// maskSecretValues replaces the values of the snapshot's secret fields (secretFields) with
+// trust.Mask as the snapshot is read, so that no prompt, stored run or API read holds them.
 func maskSecretValues(s *Snapshot) {
-	for i := range s.Elements {
-		e := &s.Elements[i]
-		if e.Value != "" && secretElement(*e) {
+	for i, secret := range secretFields(s) {
+		if e := &s.Elements[i]; secret && e.Value != "" {
 			e.Value = trust.Mask
 		}
 	}
 }
 
-// secretElement reports whether the element is a secret field (trust.SecretField).
-func secretElement(e Element) bool {
-	return trust.SecretField(trust.Field{
-		Tag: e.Tag, Type: e.Type, Name: e.Name, AriaLabel: e.AriaLabel, Placeholder: e.Placeholder, Label: e.Text,
-	})
+// secretFields reports which of the snapshot's elements are secret fields (trust.SecretFields).
+// An element's text stands for its label as much as its label does: the content script reads
+// an input's text from its label.
+func secretFields(s *Snapshot) []bool {
+	fs := make([]trust.Field, len(s.Elements))
+	for i, e := range s.Elements {
+		fs[i] = trust.Field{
+			Tag: e.Tag, Type: e.Type, Autocomplete: e.Autocomplete, Name: e.Name, AriaLabel: e.AriaLabel,
+			Placeholder: e.Placeholder, Label: strings.TrimSpace(e.Label + " " + e.Text),
+			Value: e.Value, InputMode: e.InputMode, MaxLength: e.MaxLength, Masked: e.Masked,
+		}
+	}
+	return trust.SecretFields(fs)
 }
 
 // redactSnapshot is the snapshot with the run's typed secrets removed from every text it
@@ -56,11 +63,11 @@ func redactSnapshot(sec *trust.Secrets, s *Snapshot) *Snapshot {
 
 // typesSecret reports whether the tool types its text into a secret field of the page.
 func typesSecret(t *Tool, page *Snapshot) bool {
-	if t == nil || t.Name != ToolType || t.Text == "" {
+	if t == nil || t.Name != ToolType || t.Text == "" || page == nil {
 		return false
 	}
-	e, ok := page.Element(t.ID)
-	return ok && secretElement(e)
+	i := slices.IndexFunc(page.Elements, func(e Element) bool { return e.ID == t.ID })
+	return i >= 0 && secretFields(page)[i]
 }
 
 // storedTool is the tool as the run keeps it: a text typed into a secret field is remembered as
@@ -200,7 +207,7 @@ var (
 // string and bare value the model wrote, but the words of the reply's documented form and the
 // page's element ids, which the parse errors may name. A page without a secret field has none.
 func unparsedValues(reply string, page *Snapshot) []string {
-	if page == nil || !slices.ContainsFunc(page.Elements, secretElement) {
+	if page == nil || !slices.Contains(secretFields(page), true) {
 		return nil
 	}
 	var out []string

@@ -19,12 +19,18 @@ func TestDecodeSnapshotMasksSecretValues(t *testing.T) {
 		{"id":"e2","tag":"input","type":"text","name":"password","value":"shown-by-toggle"},
 		{"id":"e3","tag":"input","ariaLabel":"Passwort","value":"geheim-wert"},
 		{"id":"e4","tag":"input","placeholder":"CVC","value":"123"},
-		{"id":"e5","tag":"input","type":"email","name":"email","value":"ann@example.com"}]}`
+		{"id":"e5","tag":"input","type":"email","name":"email","value":"ann@example.com"},
+		{"id":"e6","tag":"input","type":"text","label":"Geslo","masked":true,"value":"shown-slovenian"},
+		{"id":"e7","tag":"input","autocomplete":"one-time-code","value":"481516"},
+		{"id":"e8","tag":"input","label":"Kártyaszám","value":"5555 5555 5555 4444"},
+		{"id":"e9","tag":"input","label":"Kód","maxLength":3,"inputMode":"numeric","value":"737"},
+		{"id":"e10","tag":"input","name":"q","maxLength":-1,"value":"wool socks"}]}`
 	s, err := runs.DecodeSnapshot(json.RawMessage(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"e1": trust.Mask, "e2": trust.Mask, "e3": trust.Mask, "e4": trust.Mask, "e5": "ann@example.com"}
+	want := map[string]string{"e1": trust.Mask, "e2": trust.Mask, "e3": trust.Mask, "e4": trust.Mask, "e5": "ann@example.com",
+		"e6": trust.Mask, "e7": trust.Mask, "e8": trust.Mask, "e9": trust.Mask, "e10": "wool socks"}
 	for _, e := range s.Elements {
 		if e.Value != want[e.ID] {
 			t.Errorf("element %s value = %q, want %q", e.ID, e.Value, want[e.ID])

@@ -48,6 +48,13 @@ type Element struct {
 	Expanded *bool    `json:"expanded,omitempty" dynamodbav:"expanded,omitempty"`
 	Options  []string `json:"options,omitempty" dynamodbav:"options,omitempty"`
 	Context  string   `json:"context,omitempty" dynamodbav:"context,omitempty"`
+	// What tells a secret field in any language (trust.SecretFields): the field's autocomplete,
+	// inputmode and maxlength attributes (MaxLength 0: none), and whether it shows its value
+	// masked (it was a password field, or a style masks it).
+	Autocomplete string `json:"autocomplete,omitempty" dynamodbav:"autocomplete,omitempty"`
+	InputMode    string `json:"inputMode,omitempty" dynamodbav:"inputMode,omitempty"`
+	MaxLength    int    `json:"maxLength,omitempty" dynamodbav:"maxLength,omitempty"`
+	Masked       bool   `json:"masked,omitempty" dynamodbav:"masked,omitempty"`
 }
 
 // BBox is an element's bounding box in CSS pixels.
@@ -89,6 +96,9 @@ const (
 	MaxOptions     = 300 // options of one select
 	MaxOptionText  = 200
 	MaxContext     = 300
+	// MaxTypedLength bounds an element's maxLength (browsers allow up to 2^31-1; a field's own
+	// limit is never near this).
+	MaxTypedLength = 1 << 20
 	// MaxSnapshotBytes bounds the whole snapshot as stored (its JSON encoding).
 	MaxSnapshotBytes = 200_000
 	maxCoordinate    = 1e9
@@ -132,6 +142,11 @@ type wireElement struct {
 	Expanded    *bool    `json:"expanded"`
 	Options     []string `json:"options"`
 	Context     string   `json:"context"`
+	// Autocomplete, InputMode, MaxLength and Masked tell a secret field in any language.
+	Autocomplete string  `json:"autocomplete"`
+	InputMode    string  `json:"inputMode"`
+	MaxLength    float64 `json:"maxLength"`
+	Masked       bool    `json:"masked"`
 }
 
 // DecodeSnapshot reads the snapshot field of a step request: nil for an absent or null snapshot,
@@ -206,8 +221,13 @@ func decodeElement(raw json.RawMessage, field string) (Element, error) {
 		ID: *w.ID, Tag: *w.Tag, Role: w.Role, Text: w.Text, AriaLabel: w.AriaLabel, Placeholder: w.Placeholder,
 		Type: w.Type, Value: w.Value, Href: w.Href, Disabled: w.Disabled, Name: w.Name, BBox: w.BBox,
 		Label: w.Label, Checked: w.Checked, Selected: w.Selected, Pressed: w.Pressed, Expanded: w.Expanded,
-		Options: w.Options, Context: w.Context,
+		Options: w.Options, Context: w.Context, Autocomplete: w.Autocomplete, InputMode: w.InputMode, Masked: w.Masked,
 	}
+	// A browser reports an input without a maxlength as -1: that is none, as 0 is.
+	if w.MaxLength != math.Trunc(w.MaxLength) || w.MaxLength > MaxTypedLength {
+		return Element{}, invalid(field+".maxLength", "must be a whole number of at most %d", MaxTypedLength)
+	}
+	el.MaxLength = max(int(w.MaxLength), 0)
 	for _, f := range []struct {
 		name, value string
 		limit       int
@@ -217,6 +237,7 @@ func decodeElement(raw json.RawMessage, field string) (Element, error) {
 		{"placeholder", el.Placeholder, MaxLongAttr}, {"type", el.Type, MaxShortAttr},
 		{"value", el.Value, MaxValue}, {"href", el.Href, MaxURL}, {"name", el.Name, MaxLongAttr},
 		{"label", el.Label, MaxLongAttr}, {"context", el.Context, MaxContext},
+		{"autocomplete", el.Autocomplete, MaxShortAttr}, {"inputMode", el.InputMode, MaxShortAttr},
 	} {
 		if err := checkLength(field+"."+f.name, f.value, f.limit); err != nil {
 			return Element{}, err

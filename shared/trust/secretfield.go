@@ -1,8 +1,10 @@
 package trust
 
 import (
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/screenagent/backend/shared/trust/fold"
 )
@@ -10,6 +12,13 @@ import (
 // Field is what a page tells of an input: its tag and attributes and the text of its label.
 type Field struct {
 	Tag, Type, Autocomplete, Name, ID, AriaLabel, Placeholder, Title, Label string
+	// Value is the value the field holds; InputMode and MaxLength are its inputmode and maxlength
+	// attributes (MaxLength 0: none).
+	Value, InputMode string
+	MaxLength        int
+	// Masked: the field shows its value masked, whatever its type now (the client saw it as a
+	// password field, or its style has -webkit-text-security).
+	Masked bool
 }
 
 // notTyped are the input types that hold no typed value (a "show password" checkbox is not a
@@ -37,7 +46,7 @@ func SecretField(f Field) bool {
 	if tag != "input" && tag != "textarea" || notTyped[typ] {
 		return false
 	}
-	if typ == "password" {
+	if typ == "password" || f.Masked || maskGlyphs(f.Value) || maskGlyphs(f.Placeholder) || cardField(f) {
 		return true
 	}
 	for _, tok := range strings.Fields(strings.ToLower(f.Autocomplete)) {
@@ -46,6 +55,139 @@ func SecretField(f Field) bool {
 		}
 	}
 	return SecretText(f.Name, f.ID, f.AriaLabel, f.Placeholder, f.Title, f.Label)
+}
+
+// SecretFields reports which of a page's fields, in document order, are secret fields: those
+// SecretField says are, and those only their neighbours tell of, in any language: four or more
+// one-character boxes in a row (a one-time code or PIN typed a digit per box), and the short
+// fields (at most 4 characters) among the three after a card number, up to the first of 3 or 4
+// characters (the expiry and the card's security code).
+func SecretFields(fs []Field) []bool {
+	out := make([]bool, len(fs))
+	var typed []int // the fields that take typed text
+	for i, f := range fs {
+		out[i] = SecretField(f)
+		if takesText(f) {
+			typed = append(typed, i)
+		}
+	}
+	for k := 0; k < len(typed); {
+		n := 0
+		for k+n < len(typed) && fs[typed[k+n]].MaxLength == 1 {
+			n++
+		}
+		if n >= minCodeBoxes {
+			for _, i := range typed[k : k+n] {
+				out[i] = true
+			}
+		}
+		k += max(n, 1)
+	}
+	for k, i := range typed {
+		if !cardField(fs[i]) {
+			continue
+		}
+		for _, j := range typed[k+1 : min(k+4, len(typed))] {
+			if n := fs[j].MaxLength; n >= 2 && n <= 4 {
+				out[j] = true
+				if n >= 3 {
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// minCodeBoxes is the fewest one-character boxes in a row read as a code typed a digit per box.
+const minCodeBoxes = 4
+
+func takesText(f Field) bool {
+	tag := strings.ToLower(strings.TrimSpace(f.Tag))
+	return (tag == "input" || tag == "textarea") && !notTyped[strings.ToLower(strings.TrimSpace(f.Type))]
+}
+
+// cardField reports a field of a payment card's number, whatever its language: autocomplete
+// cc-number, a value that is a card number, or a placeholder drawn as one ("1234 1234 1234 1234",
+// "•••• •••• •••• ••••").
+func cardField(f Field) bool {
+	return slices.Contains(strings.Fields(strings.ToLower(f.Autocomplete)), "cc-number") || CardNumber(f.Value) || cardPlaceholder(f.Placeholder)
+}
+
+// CardNumber reports whether s is a payment card number: 13 to 19 digits (spaces and dashes
+// between them allowed) of a card network's range (2-6 first) that pass the Luhn check.
+func CardNumber(s string) bool {
+	digits := make([]int, 0, 19)
+	for _, r := range strings.TrimSpace(s) {
+		switch {
+		case r >= '0' && r <= '9':
+			digits = append(digits, int(r-'0'))
+		case r == ' ' || r == '-':
+		default:
+			return false
+		}
+	}
+	if len(digits) < 13 || len(digits) > 19 || digits[0] < 2 || digits[0] > 6 {
+		return false
+	}
+	sum := 0
+	for i := range digits {
+		d := digits[len(digits)-1-i]
+		if i%2 == 1 {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return sum%10 == 0
+}
+
+// cardPlaceholder reports a placeholder drawn as a card number: 13 to 19 digits, x's or mask
+// glyphs in groups (at least three spaces or dashes between them).
+func cardPlaceholder(s string) bool {
+	n, seps := 0, 0
+	for _, r := range strings.TrimSpace(s) {
+		switch {
+		case r == ' ' || r == '-':
+			seps++
+		case r >= '0' && r <= '9' || r == 'x' || r == 'X' || isMaskGlyph(r):
+			n++
+		default:
+			return false
+		}
+	}
+	return n >= 13 && n <= 19 && seps >= 3
+}
+
+// maskGlyphs reports a text of three or more mask glyphs only ("••••••", "****"): a field that
+// holds or shows one hides what is typed into it.
+func maskGlyphs(s string) bool {
+	s = strings.TrimSpace(s)
+	if utf8.RuneCountInString(s) < 3 {
+		return false
+	}
+	for _, r := range s {
+		if !isMaskGlyph(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func isMaskGlyph(r rune) bool { return strings.ContainsRune("•●∙·⋅◦*＊﹡⁕✱", r) }
+
+// MaskedStyle reports whether an inline style masks the field's text (-webkit-text-security
+// other than none), as a password field does.
+func MaskedStyle(style string) bool {
+	style = strings.ToLower(style)
+	for _, decl := range strings.Split(style, ";") {
+		prop, value, ok := strings.Cut(decl, ":")
+		if ok && strings.HasSuffix(strings.TrimSpace(prop), "text-security") && !strings.HasPrefix(strings.TrimSpace(value), "none") {
+			return true
+		}
+	}
+	return false
 }
 
 // SecretText reports whether any of the texts names a secret (see secretTerms), and none

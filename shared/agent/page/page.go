@@ -128,7 +128,12 @@ type nodeMeta struct {
 type elemInfo struct {
 	node         int32
 	autocomplete string
-	secret       bool // a password-like field: its value is masked
+	// inputMode, maxLength and masked (a style masks the text) tell a secret field in any
+	// language (trust.SecretFields).
+	inputMode string
+	maxLength int
+	masked    bool
+	secret    bool // a password-like field: its value is masked
 }
 
 // Elements returns the elements with ids in document order. Callers must not modify it.

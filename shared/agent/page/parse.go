@@ -5,9 +5,12 @@ import (
 	"html"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/screenagent/backend/shared/trust"
 
 	xhtml "golang.org/x/net/html"
 )
@@ -254,7 +257,7 @@ func slashID(raw, last []byte) bool {
 // knownAttrs are the attributes the parser reads, by name, so that reading a tag can
 // intern them.
 var knownAttrs = func() map[string]string {
-	m := map[string]string{"id": "id", "class": "class", "style": "style", "autocomplete": "autocomplete"}
+	m := map[string]string{"id": "id", "class": "class", "style": "style", "autocomplete": "autocomplete", "inputmode": "inputmode", "maxlength": "maxlength"}
 	for _, n := range keptAttrs {
 		m[n] = n
 	}
@@ -421,8 +424,15 @@ func (p *parser) addElement(id int, tag string) int {
 	e := Element{ID: id, Tag: tag}
 	var info elemInfo
 	for _, a := range p.attrs {
-		if a.name == "autocomplete" {
+		switch a.name {
+		case "autocomplete":
 			info.autocomplete = strings.ToLower(strings.TrimSpace(a.value))
+		case "inputmode":
+			info.inputMode = strings.ToLower(strings.TrimSpace(a.value))
+		case "maxlength":
+			info.maxLength, _ = strconv.Atoi(strings.TrimSpace(a.value))
+		case "style":
+			info.masked = trust.MaskedStyle(a.value)
 		}
 		if _, kept := attrRank[a.name]; !kept {
 			continue

@@ -43,6 +43,15 @@ func TestRedactDOM(t *testing.T) {
 			want: "T1: <input id=$1 type=\"password\" value=\"" + Mask + "\">\n\n{T1(5)}",
 		},
 		{
+			name: "no word says it: a masking style, code boxes, the code after a card number",
+			dom: `<input id="1" name="fjalekalimi" style="-webkit-text-security:disc" value="shqip-sekret">` +
+				`<input id="2" maxlength="1" value="4"><input id="3" maxlength="1" value="8"><input id="4" maxlength="1" value="1"><input id="5" maxlength="1" value="5">` +
+				`<input id="6" placeholder="0000 0000 0000 0000" value="4242 4242 4242 4242"><input id="7" maxlength="4" inputmode="numeric" value="7373"><input id="8" name="q" value="wool socks">`,
+			want: `<input id="1" name="fjalekalimi" style="-webkit-text-security:disc" value="` + Mask + `">` +
+				`<input id="2" maxlength="1" value="` + Mask + `"><input id="3" maxlength="1" value="` + Mask + `"><input id="4" maxlength="1" value="` + Mask + `"><input id="5" maxlength="1" value="` + Mask + `">` +
+				`<input id="6" placeholder="0000 0000 0000 0000" value="` + Mask + `"><input id="7" maxlength="4" inputmode="numeric" value="` + Mask + `"><input id="8" name="q" value="wool socks">`,
+		},
+		{
 			name: "nothing secret: the same string",
 			dom:  "\xff<p>caf\xc3</p><input type=text value=x>",
 			want: "\xff<p>caf\xc3</p><input type=text value=x>",
@@ -57,9 +66,9 @@ func TestRedactDOM(t *testing.T) {
 			if again := RedactDOM(got); again != got {
 				t.Errorf("redacting twice changed it again: %q", again)
 			}
-			for _, e := range Parse(got).Elements() {
-				if v, _ := e.Attr("value"); strings.Contains(v, "hunter2") || strings.Contains(v, "s3cret") {
-					t.Errorf("element %d keeps its secret value %q", e.ID, v)
+			for _, e := range Parse(tc.dom).Elements() {
+				if v, _ := e.Attr("value"); strings.Contains(v, "hunter2") || strings.Contains(v, "s3cret") || strings.Contains(v, "sekret") || strings.Contains(v, "4242") {
+					t.Errorf("element %d of the page as parsed keeps its secret value %q", e.ID, v)
 				}
 			}
 		})

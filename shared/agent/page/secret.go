@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/screenagent/backend/shared/trust"
@@ -16,32 +17,35 @@ import (
 const Mask = trust.Mask
 
 // secretAttrs are the attributes trust.SecretField reads of a field.
-var secretAttrs = []string{"type", "autocomplete", "name", "id", "aria-label", "placeholder", "title"}
+var secretAttrs = []string{"type", "autocomplete", "name", "id", "aria-label", "placeholder", "title", "inputmode", "maxlength", "style"}
 
-// isSecretField reports whether a field's value must never reach the model or storage
-// (trust.SecretField), from its tag and attributes by name.
-func isSecretField(tag string, attr func(string) string) bool {
-	return trust.SecretField(trust.Field{
+// secretField is what trust.SecretFields reads of a field, from its tag and attributes by name.
+func secretField(tag string, attr func(string) string) trust.Field {
+	maxLength, _ := strconv.Atoi(strings.TrimSpace(attr("maxlength")))
+	return trust.Field{
 		Tag: tag, Type: attr("type"), Autocomplete: attr("autocomplete"), Name: attr("name"), ID: attr("id"),
-		AriaLabel: attr("aria-label"), Placeholder: attr("placeholder"), Title: attr("title"),
-	})
+		AriaLabel: attr("aria-label"), Placeholder: attr("placeholder"), Title: attr("title"), Value: attr("value"),
+		InputMode: attr("inputmode"), MaxLength: maxLength, Masked: trust.MaskedStyle(attr("style")),
+	}
 }
 
-// maskSecrets replaces the values of password-like fields with Mask, so that no accessor
-// and no rendering can show them.
+// maskSecrets replaces the values of password-like fields (trust.SecretFields) with Mask, so
+// that no accessor and no rendering can show them.
 func (p *Page) maskSecrets() {
-	for i := range p.elements {
-		e := &p.elements[i]
-		attr := func(name string) string {
-			if name == "autocomplete" {
-				return p.info[i].autocomplete
-			}
+	fields := make([]trust.Field, len(p.elements))
+	for i, e := range p.elements {
+		f := secretField(e.Tag, func(name string) string {
 			v, _ := e.Attr(name)
 			return v
-		}
-		if !isSecretField(e.Tag, attr) {
+		})
+		f.Autocomplete, f.InputMode, f.MaxLength, f.Masked = p.info[i].autocomplete, p.info[i].inputMode, p.info[i].maxLength, p.info[i].masked
+		fields[i] = f
+	}
+	for i, secret := range trust.SecretFields(fields) {
+		if !secret {
 			continue
 		}
+		e := &p.elements[i]
 		p.info[i].secret = true
 		for k := range e.Attrs {
 			if e.Attrs[k].Name == "value" && e.Attrs[k].Value != "" {
@@ -111,24 +115,29 @@ func RedactDOM(dom string) string {
 	return b.String()
 }
 
-// secretValues returns the byte ranges of s holding values of password-like fields: the
-// value attribute of such an input, the text of such a textarea.
+// secretValues returns the byte ranges of s holding values of password-like fields
+// (trust.SecretFields over the page's fields in order): the value attribute of such an input,
+// the text of such a textarea.
 func secretValues(s string) [][2]int {
-	var out [][2]int
-	textarea := false // the next text token is the content of a secret textarea
+	type field struct {
+		f     trust.Field
+		value [2]int // the value attribute's or the textarea text's range; [0,0] for none
+	}
+	var fields []field
+	textarea := -1 // the next text token is the content of fields[textarea]
 	eachToken(s, func(z *xhtml.Tokenizer, tt xhtml.TokenType, raw []byte, off int) bool {
 		if tt != xhtml.StartTagToken && tt != xhtml.SelfClosingTagToken {
-			if tt == xhtml.TextToken && textarea {
+			if tt == xhtml.TextToken && textarea >= 0 {
 				lead := len(raw) - len(bytes.TrimLeft(raw, " \t\r\n\f"))
 				trail := len(raw) - len(bytes.TrimRight(raw, " \t\r\n\f"))
 				if lead < len(raw) {
-					out = append(out, [2]int{off + lead, off + len(raw) - trail})
+					fields[textarea].value = [2]int{off + lead, off + len(raw) - trail}
 				}
 			}
-			textarea = false
+			textarea = -1
 			return false
 		}
-		textarea = false
+		textarea = -1
 		attrs := map[string]string{}
 		value := [2]int{-1, -1}
 		var last []byte
@@ -143,20 +152,39 @@ func secretValues(s string) [][2]int {
 			k := strings.ToLower(string(key))
 			if k == "value" {
 				value = [2]int{start, end}
+				attrs[k] = unescape(string(val))
 			} else if slices.Contains(secretAttrs, k) {
 				attrs[k] = unescape(string(val))
 			}
 		}
 		selfClosing := tt == xhtml.SelfClosingTagToken || slashID(raw, last)
-		if isSecretField(name, func(n string) string { return attrs[n] }) {
-			switch {
-			case name == "input" && value[1] > value[0]:
-				out = append(out, [2]int{off + value[0], off + value[1]})
-			case name == "textarea" && !selfClosing:
-				textarea = true
+		switch {
+		case name == "input":
+			fd := field{f: secretField(name, func(n string) string { return attrs[n] })}
+			if value[1] > value[0] {
+				fd.value = [2]int{off + value[0], off + value[1]}
+			}
+			fields = append(fields, fd)
+		case name == "textarea":
+			fields = append(fields, field{f: secretField(name, func(n string) string { return attrs[n] })})
+			if !selfClosing {
+				textarea = len(fields) - 1
 			}
 		}
 		return ti.raw && selfClosing
 	})
+	fs := make([]trust.Field, len(fields))
+	for i, fd := range fields {
+		fs[i] = fd.f
+		if fd.f.Tag == "textarea" && fd.value[1] > fd.value[0] {
+			fs[i].Value = s[fd.value[0]:fd.value[1]]
+		}
+	}
+	var out [][2]int
+	for i, secret := range trust.SecretFields(fs) {
+		if secret && fields[i].value[1] > fields[i].value[0] {
+			out = append(out, fields[i].value)
+		}
+	}
 	return out
 }
