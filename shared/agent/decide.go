@@ -71,8 +71,10 @@ func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page,
 		r, batch, err := parseDecision(text, pg, mem.Variables, mem.SecretNames, pageURL, st.batch)
 		if err == nil {
 			err = checkLoops(batch, tried)
-		} else {
-			d.unparsed = append(d.unparsed, unparsedValues(text, pg)...)
+		} else if vals := unparsedValues(text, pg); len(vals) > 0 {
+			// The corrective retry, the debug entry and fail() quote the error: not the values.
+			d.unparsed = append(d.unparsed, vals...)
+			err = errors.New(new(trust.Secrets).With(d.unparsed...).Redact(err.Error()))
 		}
 		lastErr = err
 		return choice{r, batch}, err
@@ -139,9 +141,7 @@ func refused(d decision, firstErr, reply string, lastErr error) decision {
 		d.note = "the server refused " + loop.action + " (repeated on an unchanged page) and asked the user instead"
 		return d
 	}
-	// The error may quote a value meant for a secret field; the action carries it to the client.
-	unparsed := new(trust.Secrets).With(d.unparsed...)
-	reason := "I could not decide on a valid next action: " + unparsed.Redact(firstErr)
+	reason := "I could not decide on a valid next action: " + firstErr
 	fail, _ := actions.New("fail", shorten(reason, 500))
 	d.thought, d.action, d.modelAction = reason, fail, reply
 	return d

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -44,7 +45,10 @@ func (s *Service) decide(ctx context.Context, system, user string, page *Snapsho
 		if err == nil {
 			err = checkSecretUse(r, secrets, page)
 		} else {
+			// The corrective retry, the client's message and the log quote the error: never a
+			// typed secret, nor a value the reply may have meant for a secret field.
 			unparsed = append(unparsed, unparsedValues(reply, page)...)
+			err = errors.New(typed.With(unparsed...).Redact(err.Error()))
 		}
 		return r, err
 	},
@@ -58,8 +62,7 @@ func (s *Service) decide(ctx context.Context, system, user string, page *Snapsho
 		d.model = p.Model
 	}
 	if err == nil && !p.Valid {
-		// The errors go to the client and the log: they may quote a value meant for a secret field.
-		d.invalid = typed.With(unparsed...).Redact(strings.Join(p.ParseErrors, "; "))
+		d.invalid = strings.Join(p.ParseErrors, "; ")
 	}
 	return d, err
 }
