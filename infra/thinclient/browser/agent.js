@@ -17,7 +17,7 @@
     'dl', 'dt', 'dd', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'label', 'dialog', 'details', 'figure',
     'figcaption', 'blockquote', 'pre', 'address', 'output', 'option', 'optgroup']);
   // Attributes the dom string keeps, in this order.
-  const ATTRS = ['type', 'name', 'role', 'aria-label', 'placeholder', 'href', 'autocomplete', 'aria-modal',
+  const ATTRS = ['type', 'name', 'role', 'aria-label', 'placeholder', 'href', 'autocomplete', 'inputmode', 'maxlength', 'aria-modal',
     'aria-expanded', 'aria-selected', 'aria-checked', 'aria-pressed', 'aria-current', 'aria-invalid', 'title', 'alt'];
   // Roles whose element is kept in the dom string even when its tag is not: what they say is news.
   const KEEP_ROLES = new Set(['dialog', 'alertdialog', 'alert', 'status']);
@@ -79,6 +79,18 @@
     byId.set(v, el);
     return v;
   }
+  // wasPassword holds the inputs seen as password fields: a show-password toggle makes them text
+  // fields, and the server must still treat them as secret fields.
+  const wasPassword = new WeakSet();
+  // masked reports a field that shows its value masked: a password field now or before, or one
+  // a style masks (-webkit-text-security).
+  function masked(el) {
+    if (tag(el) !== 'input' && tag(el) !== 'textarea') return false;
+    if ((el.type || '').toLowerCase() === 'password') wasPassword.add(el);
+    const security = getComputedStyle(el).webkitTextSecurity;
+    return wasPassword.has(el) || (!!security && security !== 'none');
+  }
+
   function currentValue(el) {
     const t = tag(el);
     if (t === 'select') {
@@ -121,6 +133,8 @@
       if (t === 'input' || t === 'textarea' || t === 'select') {
         const v = currentValue(el);
         if (v && t === 'input') open += ' value="' + escAttr(v) + '"';
+        // Said in the style the server reads as a masked field.
+        if (masked(el)) open += ' style="-webkit-text-security:disc"';
         if (el.checked) open += ' checked';
         if (el.disabled) open += ' disabled';
       } else if (t === 'button' && el.disabled) {
@@ -185,6 +199,10 @@
     put('value', currentValue(el), MAX_VALUE);
     if (el.href) put('href', el.href, 2048);
     put('name', el.getAttribute('name'), 500);
+    put('autocomplete', el.getAttribute('autocomplete'), 100);
+    put('inputMode', el.getAttribute('inputmode'), 100);
+    if (el.maxLength > 0) info.maxLength = el.maxLength;
+    if (masked(el)) info.masked = true;
     if (el.disabled) info.disabled = true;
     info.bbox = { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) };
     const label = el.labels && el.labels[0];

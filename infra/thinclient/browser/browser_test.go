@@ -394,3 +394,36 @@ func TestSnapshotCarriesStatesLabelsOptionsAndContext(t *testing.T) {
 		t.Errorf("dom glues the flex items together: %s", c.DOM)
 	}
 }
+
+// TestCaptureReportsMaskedFields: a password field a show-password toggle made a text field is
+// still reported masked, as is one a style masks; the snapshot carries autocomplete, inputmode
+// and maxlength, and the dom string says masked in the style the server reads.
+func TestCaptureReportsMaskedFields(t *testing.T) {
+	tab, ctx, _ := open(t, "secret.html")
+	if o := tab.Click(ctx, agentID(t, tab, ctx, "#show")); !o.OK {
+		t.Fatalf("click the toggle: %+v", o)
+	}
+	c, err := tab.Capture(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]runs.Element{}
+	for _, e := range c.Snapshot.Elements {
+		byName[e.Name] = e
+	}
+	if e := byName["tunnus"]; e.Type != "text" || !e.Masked {
+		t.Errorf("toggled password field = %+v, want type text and masked", e)
+	}
+	if e := byName["tarra"]; !e.Masked {
+		t.Errorf("styled field = %+v, want masked", e)
+	}
+	if e := byName["kayttaja"]; e.Masked {
+		t.Errorf("user field = %+v, want not masked", e)
+	}
+	if e := byName["koodi"]; e.Autocomplete != "one-time-code" || e.InputMode != "numeric" || e.MaxLength != 6 {
+		t.Errorf("code field = %+v, want autocomplete, inputMode and maxLength", e)
+	}
+	if n := strings.Count(c.DOM, `style="-webkit-text-security:disc"`); n != 2 {
+		t.Errorf("dom marks %d fields masked, want 2: %s", n, c.DOM)
+	}
+}
