@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/screenagent/backend/shared/agent/actions"
 	"github.com/screenagent/backend/shared/agent/page"
@@ -95,7 +96,9 @@ func guardDecision(sec *trust.Secrets, d *decision, pg *page.Page) {
 var (
 	// refusedCall finds an element id opening a call's arguments ("setValue(6", "setValue 6",
 	// "setValue(id=6") and the rest of its line.
-	refusedCall = regexp.MustCompile(`[A-Za-z_]\w*\s*[(\s]\s*(?:\w+\s*[=:]\s*)?(\d{1,9})\b([^\n]*)`)
+	refusedCall = regexp.MustCompile(`[A-Za-z_]\w*\s*[(\s]\s*(?:[A-Za-z_]\w*\s*[=:]\s*)?(\d{1,9})([^\n]*)`)
+	// callPunct are the characters that delimit a call's arguments, in any quotes.
+	callPunct = "(),;:=\"'“”‘’«»`"
 	// quotedRun is a run of text in any of the quotes a model writes.
 	quotedRun = regexp.MustCompile("\"([^\"\n]*)\"|'([^'\n]*)'|“([^”\n]*)”|‘([^’\n]*)’|«([^»\n]*)»|`([^`\n]*)`")
 )
@@ -123,6 +126,11 @@ func unparsedValues(reply string, pg *page.Page) []string {
 		}
 		for _, q := range quotedRun.FindAllStringSubmatch(rest, -1) {
 			out = append(out, slices.DeleteFunc(q[1:], func(s string) bool { return s == "" })...)
+		}
+		// And each piece between the call's punctuation or control characters (which an error
+		// quotes escaped), as an error may quote it alone.
+		for _, piece := range strings.FieldsFunc(rest, func(r rune) bool { return strings.ContainsRune(callPunct, r) || unicode.IsControl(r) }) {
+			out = append(out, strings.TrimSpace(piece))
 		}
 	}
 	return out

@@ -6,6 +6,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/screenagent/backend/shared/agent/actions"
+	"github.com/screenagent/backend/shared/agent/page"
 
 	"github.com/screenagent/backend/shared/knowledge"
 	"github.com/screenagent/backend/shared/tasks"
@@ -242,4 +247,41 @@ func TestRefusedRepliesKeepNoValueForASecretField(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzRefusedSetValue: whatever surrounds a value the model meant for the password field in a
+// setValue the parser refuses, neither the parse error nor the raw reply, once redacted of the
+// reply's unparsed values, holds the value.
+func FuzzRefusedSetValue(f *testing.F) {
+	f.Add(` "`, "hunter22", `"`)
+	f.Add(`, `, "pa55-word", ``)
+	f.Add(`, '`, "s3cr3t!", `'`)
+	f.Add(` text=“`, "Zq9_pass", `”`)
+	f.Add(`,, "`, "geheim@2024", `" extra`)
+	pg := page.Parse(toggledLoginDOM)
+	f.Fuzz(func(t *testing.T, open, value, closing string) {
+		if utf8.RuneCountInString(value) < trust.MinRedacted || !utf8.ValidString(open+value+closing) {
+			return
+		}
+		for _, r := range value {
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("-_@!#$%&*+=.?", r) {
+				return
+			}
+		}
+		if strings.IndexFunc(open+value, unicode.IsDigit) == 0 {
+			return // the digits would be the element id's
+		}
+		reply := "setValue(6" + open + value + closing + ")"
+		_, err := actions.Parse(reply)
+		if err == nil || strings.Contains(open, "\n") {
+			return // a parsed setValue is remembered as typed; a line break ends the call
+		}
+		red := new(trust.Secrets).With(unparsedValues(reply, pg)...)
+		if got := red.Redact(err.Error()); strings.Contains(got, value) {
+			t.Errorf("the parse error of %q, redacted, is %q: holds %q", reply, got, value)
+		}
+		if got := red.Redact(reply); strings.Contains(got, value) {
+			t.Errorf("the reply %q, redacted, is %q: holds %q", reply, got, value)
+		}
+	})
 }
