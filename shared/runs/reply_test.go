@@ -4,8 +4,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/screenagent/backend/shared/actionbatch"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 var testPage = &Snapshot{URL: "https://shop.example/", Elements: []Element{
@@ -169,6 +172,46 @@ func FuzzParseReply(f *testing.F) {
 			}
 		default:
 			t.Fatalf("accepted type %q from %q", r.Type, reply)
+		}
+	})
+}
+
+// FuzzRefusedReplyQuotesNoValue: on a page with a password field, wherever a refused reply puts
+// a value (a string anywhere, or bare), its parse error redacted of the reply's unparsed values
+// does not hold it.
+func FuzzRefusedReplyQuotesNoValue(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"tool_call","tool":{"name":"type","arguments":{"id":"pw","text":"%s"}},"x":1}`,
+		`{"type":"tool_call","tool":{"name":"%s","arguments":{"id":"pw"}}}`,
+		`{"type":"tool_call","tool":{"name":"navigate","arguments":{"url":"%s"}}}`,
+		`{"type":"%s"}`,
+		`{"type":"tool_call","tool":{"name":"type","arguments":{"id":"pw","text":%s}}}`,
+		`{"type":"tool_call","tool":{"name":"type","arguments":{"id":"%s","text":"x"}}}`,
+	} {
+		f.Add(s, "Zq-9_pass-WORD")
+	}
+	page := &Snapshot{URL: "https://crm.example/login", Elements: []Element{
+		{ID: "user", Tag: "input", Type: "email"}, {ID: "pw", Tag: "input", Type: "password"},
+	}}
+	f.Fuzz(func(t *testing.T, form, value string) {
+		if utf8.RuneCountInString(value) < trust.MinRedacted || !strings.Contains(form, "%s") || replyWords[value] {
+			return
+		}
+		for _, r := range value {
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("-_@!#$%&*+=.?", r) {
+				return
+			}
+		}
+		if _, onPage := page.Element(value); onPage {
+			return
+		}
+		reply := strings.Replace(form, "%s", value, 1)
+		_, err := ParseReply(reply, page)
+		if err == nil {
+			return
+		}
+		if got := new(trust.Secrets).With(unparsedValues(reply, page)...).Redact(err.Error()); strings.Contains(got, value) {
+			t.Errorf("the error of %q, redacted, is %q: holds %q", reply, got, value)
 		}
 	})
 }
