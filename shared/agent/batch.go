@@ -258,7 +258,7 @@ func actionString(s tasks.Step) string {
 // withResults completes the chat's report message with each outcome of a batch.
 func withResults(m chat.Message, r *tasks.Report) chat.Message {
 	if r != nil && len(r.Results) > 1 {
-		m.Content = "The batch ran: " + describeResults(r.Results) + "."
+		m.Content = trust.Sentence("The batch ran: " + describeResults(r.Results))
 	}
 	return m
 }

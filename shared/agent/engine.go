@@ -19,6 +19,7 @@ import (
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/search"
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 // Errors of the engine, mapped to the contract by the interact handler. Each means the request
@@ -502,7 +503,7 @@ func reportMessage(r *tasks.Report, prev string) chat.Message {
 		return m
 	}
 	m.Status = chat.MessageFailure
-	m.Content = "The action failed: " + describeError(r.Error) + "."
+	m.Content = trust.Sentence("The action failed: " + describeError(r.Error))
 	if r.Error != nil {
 		m.Error = &chat.ActionError{Message: r.Error.Message, Code: r.Error.Code, Action: r.Error.Action, ElementID: r.Error.ElementID}
 	}

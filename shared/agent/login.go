@@ -7,6 +7,7 @@ import (
 	"github.com/screenagent/backend/shared/agent/loginfail"
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 // maxLoginTexts bounds the text lines of a login page kept on the task.
@@ -38,7 +39,7 @@ func checkLogin(mem *tasks.Memory, cur loginfail.Page) (decision, bool) {
 			if ask, err := actions.New("askUser", res.UserQuestion); err == nil {
 				mem.LoginPage = nil
 				return decision{
-					thought: "The site did not accept the login: " + res.Evidence + ". Only you can fix this, so I'm asking you.",
+					thought: trust.Sentence("The site did not accept the login: "+res.Evidence) + " Only you can fix this, so I'm asking you.",
 					action:  ask, modelAction: ask.String(),
 					note: "the server detected a failed login (" + string(res.Kind) + ") and asked the user",
 				}, true

@@ -11,6 +11,7 @@ import (
 	"github.com/screenagent/backend/shared/agent/actions"
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 // The reasoning layer folds planning, outcome prediction, self-evaluation, branch decisions and
@@ -283,11 +284,11 @@ func verifyLast(mem *tasks.Memory, taskID, url, fp string, pg *page.Page, report
 			// The failure is said once, in the step's result; only the correction is added.
 			c.notes = append(c.notes, fmt.Sprintf("Correction (%s): %s", strategy, guidance))
 		case expected != nil && len(o.errors) == 0:
-			c.notes = append(c.notes, fmt.Sprintf("Verification of your last action %s failed: expected %s, but %s. Correction (%s): %s",
-				last.Action, quote(expected.Description), strings.Join(evidence, "; "), strategy, guidance))
+			c.notes = append(c.notes, trust.Sentence(fmt.Sprintf("Verification of your last action %s failed: expected %s, but %s",
+				last.Action, quote(expected.Description), strings.Join(evidence, "; ")))+fmt.Sprintf(" Correction (%s): %s", strategy, guidance))
 		default:
-			c.notes = append(c.notes, fmt.Sprintf("Verification of your last action %s failed: %s. Correction (%s): %s",
-				last.Action, strings.Join(evidence, "; "), strategy, guidance))
+			c.notes = append(c.notes, trust.Sentence(fmt.Sprintf("Verification of your last action %s failed: %s", last.Action, strings.Join(evidence, "; ")))+
+				fmt.Sprintf(" Correction (%s): %s", strategy, guidance))
 		}
 	}
 	return c

@@ -176,6 +176,10 @@ func TestAFailedLoginIsHandedToTheUser(t *testing.T) {
 	if r2.Status != StatusNeedsUserInput || !strings.Contains(r2.UserQuestion, "Invalid email or password") || f.llm.Calls() != calls {
 		t.Errorf("after a rejected login = %s %q with %d more LLM calls; want needs_user_input quoting the site, no LLM call", r2.Status, r2.UserQuestion, f.llm.Calls()-calls)
 	}
+	// The site's own full stop ends the server's sentence: never "password.." (trust.Sentence).
+	if strings.Contains(r2.Thought, "..") || !strings.Contains(r2.Thought, "Invalid email or password. Only you") {
+		t.Errorf("thought after a rejected login = %q, want the site's words ending with one stop", r2.Thought)
+	}
 	// The user's answer reaches the model, which logs in again; no question on a clean page.
 	f.llm.Reply(reply("Trying the new password.", `setValue(6, "correct horse")`))
 	r3 := f.step(t, Request{TaskID: r.TaskID, URL: "https://app.example/login", DOM: failed, Query: "the password is correct horse", Report: &tasks.Report{Status: "success"}})

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/screenagent/backend/shared/trust/fold"
 )
@@ -124,3 +125,26 @@ var lineBreaks = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\v", "\n", "\f",
 func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// Sentence ends s, which may end with someone else's text (a site's message, a quoted report),
+// with the server's full stop, unless it ends a sentence already: "Invalid password." and
+// `message "Invalid password."` stay as they are, so the server's punctuation never doubles the
+// text's own.
+func Sentence(s string) string {
+	s = strings.TrimRight(s, " \t\n")
+	end := strings.TrimRight(s, closers)
+	if end == "" {
+		return s
+	}
+	if r, _ := utf8.DecodeLastRuneInString(end); strings.ContainsRune(stops, r) {
+		return s
+	}
+	return s + "."
+}
+
+// stops end a sentence in the scripts the prompts meet; closers may follow one (a quote, a
+// bracket) and are looked past.
+const (
+	stops   = ".!?…。！？؟।۔።"
+	closers = `"'”’»)]}」』`
+)

@@ -110,3 +110,25 @@ func FuzzBlock(f *testing.F) {
 		}
 	})
 }
+
+func TestSentenceNeverDoublesTheTextsOwnStop(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"text without a stop gets one", "The login did not work", "The login did not work."},
+		{"a site's own stop is kept", "Invalid username or password.", "Invalid username or password."},
+		{"a stop inside a quote ends the sentence", `message "Invalid username or password."`, `message "Invalid username or password."`},
+		{"a quote without a stop gets one after it", `message "Wrong code"`, `message "Wrong code".`},
+		{"an ellipsis ends it", "Loading…", "Loading…"},
+		{"a question mark ends it", "Proceed?", "Proceed?"},
+		{"an exclamation inside brackets ends it", "(done!)", "(done!)"},
+		{"Chinese full stop", "密码错误。", "密码错误。"},
+		{"Arabic question mark", "هل تريد المتابعة؟", "هل تريد المتابعة؟"},
+		{"trailing spaces go", "Saved.  ", "Saved."},
+		{"a number's dot is not at the end", "Total 4.99 EUR", "Total 4.99 EUR."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Sentence(tc.in); got != tc.want {
+				t.Errorf("Sentence(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}

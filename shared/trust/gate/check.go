@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/screenagent/backend/shared/trust"
 )
 
 // Kind is what an action does to the page, which is what the gate judges. Each engine maps its
@@ -168,7 +170,7 @@ func (f Finding) Question(what string) string {
 	if f.Amount != "" && !strings.Contains(f.Cause, f.Amount) {
 		q += fmt.Sprintf(" (amount %s)", f.Amount)
 	}
-	return q + ". Proceed?"
+	return trust.Sentence(q) + " Proceed?"
 }
 
 // ConfirmationID binds an approval to one held action: it is derived from where the action was
