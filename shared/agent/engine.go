@@ -288,7 +288,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	if d.modelAction != resp.Action {
 		step.ModelAction = storedModel
 	}
-	mem.Remember(tasks.Brief{Index: stepIndex, Thought: d.thought, Action: stored, Actions: step.Actions, URL: req.URL, Fingerprint: fp, Note: d.note})
+	mem.Remember(tasks.Brief{Index: stepIndex, Thought: d.thought, Action: stored, Actions: step.Actions, URL: req.URL, Fingerprint: fp, Note: d.note, PlanStep: planStepOf(mem.Plan, d)})
 	mem.Page = pg.Digest()
 	debug := debugData(d, storedModel, planChange, rendered, know, system, user)
 	debug["cache"] = turn.Outcome()

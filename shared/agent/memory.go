@@ -36,6 +36,12 @@ func takeIn(mem *tasks.Memory, taskQuery string, req Request, isNew bool, stepIn
 	if q == task || q == strings.TrimSpace(mem.Secrets.Redact(task)) || mem.Pending == "" && n > 0 && q == mem.Messages[n-1].Text {
 		return ""
 	}
+	if mem.Pending != "" {
+		if last := mem.Last(); last != nil {
+			// The answer is the outcome the question was asked for.
+			completeStep(mem.Plan, last.PlanStep)
+		}
+	}
 	mem.AddMessage(tasks.UserMessage{Text: q, Question: mem.Pending, Step: stepIndex})
 	mem.Pending = ""
 	return q

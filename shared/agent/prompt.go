@@ -123,7 +123,7 @@ func BuildPrompt(in PromptInput) (system, user string) {
 	fmt.Fprintf(&b, "Current URL: %s\n", quote(in.URL))
 
 	if p := mem.Plan; p != nil {
-		fmt.Fprintf(&b, "\nPlan (revision %d; [x] done, [>] current, [ ] to do, [-] skipped):\n", p.Revision)
+		fmt.Fprintf(&b, "\nPlan (revision %d; [x] done, [>] current, [ ] to do, [-] skipped; a step is marked done when its action's <Expect> is verified or its question answered):\n", p.Revision)
 		for i, s := range p.Steps {
 			mark := map[string]string{tasks.PlanDone: "[x]", tasks.PlanInProgress: "[>]", tasks.PlanSkipped: "[-]", tasks.PlanFailed: "[!]"}[s.Status]
 			if mark == "" {

@@ -181,6 +181,26 @@ func moveTo(p *tasks.Plan, i int) {
 	}
 }
 
+// planStepOf is the plan step the model chose its action for: the current one, unless the
+// server replaced the action (a held payment, a closed overlay, a failed login's question), which
+// then completes no step.
+func planStepOf(p *tasks.Plan, d decision) int {
+	if p == nil || p.CurrentStep() == nil || d.action.String() != d.modelAction {
+		return 0
+	}
+	return p.Current + 1
+}
+
+// completeStep advances the plan past step n (from 1) when the action chosen for it reached its
+// outcome (its expectation verified, or the user answered its question) and the plan has not
+// moved since: the step just done must not stay current.
+func completeStep(p *tasks.Plan, n int) {
+	if p == nil || n < 1 || n-1 != p.Current || p.Steps[p.Current].Status != tasks.PlanInProgress {
+		return
+	}
+	moveTo(p, n)
+}
+
 // completePlan marks every open step done when the task finishes.
 func completePlan(p *tasks.Plan) {
 	if p != nil {
@@ -275,6 +295,7 @@ func verifyLast(mem *tasks.Memory, taskID, url, fp string, pg *page.Page, report
 	switch verdict {
 	case tasks.Verified:
 		mem.Corrections = 0
+		completeStep(mem.Plan, last.PlanStep)
 	case tasks.Unverified:
 		strategy, guidance := chooseCorrection(last, o, mem.Corrections)
 		mem.Corrections++

@@ -257,6 +257,66 @@ func TestThePlanSurvivesAServerTool(t *testing.T) {
 	}
 }
 
+// A step whose action reached its outcome is done at once: the next prompt shows the following
+// step current, not the step just verified or the question just answered. An outcome that failed
+// or an action the server replaced leaves the step current.
+func TestThePlanAdvancesWhenAStepsOutcomeIsReached(t *testing.T) {
+	const plan = "<Plan>1. Search for the socks\n2. Open the first result\n3. Add it to the cart</Plan>\n"
+	for _, tc := range []struct {
+		name          string
+		first         string
+		next          Request
+		want, notWant []string
+	}{
+		{
+			name:  "a verified expectation completes its step",
+			first: plan + `<Expect>url contains "/search"</Expect>` + "\n" + reply("Searching.", "click(2)"),
+			next:  Request{URL: "https://shop.example/search?q=socks", DOM: `<h1>Results</h1><a id="4" href="/p/1">Wool socks</a>`, Report: &tasks.Report{Status: "success"}},
+			want:  []string{`[x] 1. "Search for the socks"`, `[>] 2. "Open the first result"`},
+		},
+		{
+			name:    "a failed expectation leaves its step current",
+			first:   plan + `<Expect>url contains "/search"</Expect>` + "\n" + reply("Searching.", "click(2)"),
+			next:    Request{Report: &tasks.Report{Status: "success"}},
+			want:    []string{`[>] 1. "Search for the socks"`, `[ ] 2. "Open the first result"`},
+			notWant: []string{`[x] 1.`},
+		},
+		{
+			name:  "an answered question completes its step",
+			first: "<Plan>1. Ask the user which size\n2. Search for that size</Plan>\n" + reply("I need the size.", `askUser("Which size?")`),
+			next:  Request{Query: "size L"},
+			want:  []string{`[x] 1. "Ask the user which size"`, `[>] 2. "Search for that size"`},
+		},
+		{
+			name:    "an action without an expectation leaves the step to the model",
+			first:   plan + reply("Searching.", "click(2)"),
+			next:    Request{URL: "https://shop.example/search?q=socks", DOM: `<h1>Results</h1>`, Report: &tasks.Report{Status: "success"}},
+			want:    []string{`[>] 1. "Search for the socks"`},
+			notWant: []string{`[x] 1.`},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.llm.Reply(tc.first)
+			f.llm.Reply(reply("Next.", "scroll(\"down\")"))
+			r := f.step(t, Request{})
+			tc.next.TaskID = r.TaskID
+			f.step(t, tc.next)
+			got := f.llm.Requests()[1].User()
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("next prompt lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(got, w) {
+					t.Errorf("next prompt has %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
+
 func TestPlanStepsCanBeSkippedAndGoneBackTo(t *testing.T) {
 	mem := &tasks.Memory{}
 	updatePlan(mem, map[string]string{"Plan": "1. Open the form\n2. Ask the user for the date\n3. Fill the date\n4. Submit"})

@@ -71,6 +71,10 @@ type Brief struct {
 	Checked string `json:"checked,omitempty" dynamodbav:"checked,omitempty"`
 	// Note is what the server did or saw about the step (a refused loop, a dismissed overlay, …).
 	Note string `json:"note,omitempty" dynamodbav:"note,omitempty"`
+	// PlanStep is the plan step (from 1) the model chose the action for, 0 without a plan or when
+	// the server replaced the model's action: its verified outcome or answered question
+	// completes that step.
+	PlanStep int `json:"planStep,omitempty" dynamodbav:"planStep,omitempty"`
 }
 
 // MemorySearches bounds the searches kept in memory.
