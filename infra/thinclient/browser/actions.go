@@ -298,6 +298,16 @@ func (t *Tab) Structure(ctx context.Context) string {
 	return s
 }
 
+// Clock is the user's time zone (IANA) and locale (BCP 47) as the browser knows them, which the
+// agent's requests carry so that the prompt shows the user's local time; "" when unknown.
+func (t *Tab) Clock(ctx context.Context) (zone, locale string) {
+	var c struct{ Zone, Locale string }
+	if err := t.run(ctx, evalTimeout, chromedp.Evaluate(`({Zone: Intl.DateTimeFormat().resolvedOptions().timeZone || "", Locale: navigator.language || ""})`, &c)); err != nil {
+		return "", ""
+	}
+	return c.Zone, c.Locale
+}
+
 // URL is the address of the page the tab shows.
 func (t *Tab) URL(ctx context.Context) string {
 	var u string

@@ -127,6 +127,9 @@ type interactRequest struct {
 	// ConfirmationID approves the action the payment gate held at the last step.
 	ConfirmationID string   `json:"confirmationId,omitempty"`
 	SecretNames    []string `json:"secretNames,omitempty"`
+	// Timezone and Locale are the user's, from the browser.
+	Timezone string `json:"timezone,omitempty"`
+	Locale   string `json:"locale,omitempty"`
 	// Capabilities and LastActionResults are sent by a client that runs batches.
 	Capabilities      []string             `json:"capabilities,omitempty"`
 	LastActionResults []tasks.ActionResult `json:"lastActionResults,omitempty"`
@@ -200,11 +203,17 @@ type runResponse struct {
 	} `json:"state"`
 }
 
-func (a *API) runStart(ctx context.Context, task, mode string, secretNames, capabilities []string) (string, error) {
+func (a *API) runStart(ctx context.Context, task, mode, zone, locale string, secretNames, capabilities []string) (string, error) {
 	var out struct {
 		RunID string `json:"runId"`
 	}
 	in := map[string]any{"task": task, "mode": mode}
+	if zone != "" {
+		in["timezone"] = zone
+	}
+	if locale != "" {
+		in["locale"] = locale
+	}
 	if len(secretNames) > 0 {
 		in["secretNames"] = secretNames
 	}

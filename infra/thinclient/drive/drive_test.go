@@ -107,6 +107,7 @@ func TestInteractReportsFailuresAndSendsTheUsersReply(t *testing.T) {
 	if first["query"] != "Press Go" || !strings.Contains(first["dom"].(string), `<button id="1">Go</button>`) || first["taskId"] != nil {
 		t.Errorf("first request: got %v, want the task, the dom and no task id", first)
 	}
+	checkClock(t, "interact request", first)
 	errObj, _ := second["lastActionError"].(map[string]any)
 	if second["lastActionStatus"] != "failure" || errObj["code"] != browser.CodeClickIntercepted || errObj["elementId"] != float64(1) || errObj["action"] != "click(1)" {
 		t.Errorf("second request: got %v, want the intercepted click reported", second)
@@ -137,6 +138,7 @@ func TestRunAnswersQuestionsAndRunsTheApprovedTool(t *testing.T) {
 	if strings.Join(fake.paths, " ") != strings.Join(want, " ") {
 		t.Errorf("got calls %v, want %v", fake.paths, want)
 	}
+	checkClock(t, "run start", fake.requests[0])
 	if a := fake.requests[2]; a["approved"] != true || a["answer"] != "ok" {
 		t.Errorf("answer: got %v, want approved with the reply", a)
 	}
@@ -144,5 +146,18 @@ func TestRunAnswersQuestionsAndRunsTheApprovedTool(t *testing.T) {
 	snap, _ := fake.requests[1]["snapshot"].(map[string]any)
 	if last["success"] != true || snap["url"] == nil {
 		t.Errorf("got result %v and snapshot %v, want the scroll's result and a snapshot", last, snap)
+	}
+}
+
+// checkClock: a request carries the browser's time zone and locale, so the prompt shows the
+// user's local time.
+func checkClock(t *testing.T, what string, req map[string]any) {
+	t.Helper()
+	zone, _ := req["timezone"].(string)
+	if _, err := time.LoadLocation(zone); zone == "" || err != nil {
+		t.Errorf("%s: got timezone %v, want the browser's IANA zone", what, req["timezone"])
+	}
+	if locale, _ := req["locale"].(string); locale == "" {
+		t.Errorf("%s: got locale %v, want the browser's language", what, req["locale"])
 	}
 }

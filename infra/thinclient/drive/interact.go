@@ -24,6 +24,7 @@ func Interact(ctx context.Context, api *API, tab *browser.Tab, task Task) Transc
 	}
 	task = task.withVault()
 	req := interactRequest{Query: task.Text, Mode: task.Mode, SecretNames: task.Secrets.Names(), Capabilities: task.capabilities()}
+	req.Timezone, req.Locale = tab.Clock(ctx)
 	for n := 1; n <= task.maxSteps(); n++ {
 		sctx, cancel := context.WithTimeout(ctx, task.stepTimeout())
 		end, done := interactStep(sctx, api, tab, task, n, &req, &tr)

@@ -20,7 +20,8 @@ func Run(ctx context.Context, api *API, tab *browser.Tab, task Task) Transcript 
 	}
 	task = task.withVault()
 	mode := cmpOr(task.Mode, "autonomous")
-	runID, err := api.runStart(ctx, task.Text, mode, task.Secrets.Names(), task.capabilities())
+	zone, locale := tab.Clock(ctx)
+	runID, err := api.runStart(ctx, task.Text, mode, zone, locale, task.Secrets.Names(), task.capabilities())
 	if err != nil {
 		return tr.stop(ctx, fmt.Errorf("start run: %w", err))
 	}

@@ -136,7 +136,7 @@ func runStepCall(ctx context.Context, a *API) error {
 }
 
 func runStartCall(ctx context.Context, a *API) error {
-	_, err := a.runStart(ctx, "task", "careful", nil, nil)
+	_, err := a.runStart(ctx, "task", "careful", "", "", nil, nil)
 	return err
 }
 
