@@ -188,9 +188,9 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	rendered := page.Render(pg, page.Options{Query: focusQuery(st.task.Query, mem), Budget: e.PageBudget, PreviousDigest: mem.Page,
 		URLChanged: prevURL != "" && prevURL != req.URL})
 	rendered.Text = mem.Secrets.Redact(rendered.Text) // a page may show back what was typed
-	notes := append(append(finishNotes(mem), loopNotes(tried)...), revisitNotes(mem, req.URL)...)
+	notes := append(append(append(finishNotes(mem), loopNotes(tried)...), revisitNotes(mem, req.URL)...), gateNotes(req.Mode, pg, req.URL, rules)...)
 	system, user := BuildPrompt(PromptInput{
-		Task: taskText(st.task), URL: req.URL, Now: start, Clock: req.Clock, Step: st.task.StepCount + 1, MaxSteps: e.maxSteps(),
+		Task: taskText(st.task), URL: req.URL, Now: start, Clock: req.Clock, Step: st.task.StepCount + 1, MaxSteps: e.maxSteps(), Careful: req.Mode == ModeCareful,
 		Memory: mem, Report: req.Report,
 		Knowledge: knowledgeChunks(know), Grammar: grammarText(req.Batch), Page: rendered.Text, Secrets: mem.SecretNames,
 		Notes: append(notes, chk.notes...),

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/screenagent/backend/shared/accounts"
@@ -111,19 +112,51 @@ func gateAction(d decision, pg *page.Page, pageURL string) (gate.Action, bool) {
 	}
 	if id, ok := d.action.ElementID(); ok {
 		if el, ok := pg.Element(id); ok {
-			attr := func(n string) string { v, _ := el.Attr(n); return v }
-			a.Element = gate.Element{
-				Text: el.Text, AriaLabel: attr("aria-label"), Title: attr("title"), Value: attr("value"),
-				Name: attr("name"), Placeholder: attr("placeholder"), Href: attr("href"),
-			}
+			a.Element = gateElement(el)
 		}
 	}
+	a.PageText = gatePageText(pg)
+	return a, true
+}
+
+// gateElement is what the gate reads of a page element.
+func gateElement(el page.Element) gate.Element {
+	attr := func(n string) string { v, _ := el.Attr(n); return v }
+	return gate.Element{
+		Text: el.Text, AriaLabel: attr("aria-label"), Title: attr("title"), Value: attr("value"),
+		Name: attr("name"), Placeholder: attr("placeholder"), Href: attr("href"),
+	}
+}
+
+// gatePageText is the page text the gate reads for a total.
+func gatePageText(pg *page.Page) string {
 	text := strings.Join(pg.Texts(), " ")
 	if len(text) > maxGatePageText {
 		text = text[:maxGatePageText]
 	}
-	a.PageText = text
-	return a, true
+	return text
+}
+
+// gateNotes warn the model, before it acts, of what the gate would hold on this page (gate.Watch,
+// the gate's own decision): in careful mode only, since autonomous mode holds nothing.
+func gateNotes(mode string, pg *page.Page, pageURL string, rules *gate.Rules) []string {
+	if mode != ModeCareful {
+		return nil
+	}
+	els := pg.Elements()
+	views := make([]gate.Element, len(els))
+	for i, el := range els {
+		views[i] = gateElement(el)
+	}
+	cause, held := rules.Watch(pageURL, gatePageText(pg), views)
+	ids := make([]string, len(held))
+	for i, k := range held {
+		ids[i] = strconv.Itoa(els[k].ID)
+	}
+	if n := gate.Notice(cause, ids); n != "" {
+		return []string{n}
+	}
+	return nil
 }
 
 // declaresPayment reads the model's optional <Payment> block: its own judgement, in the same

@@ -44,6 +44,9 @@ type PromptInput struct {
 	Notes []string
 	// Secrets are the secrets the client holds, by name.
 	Secrets []trust.NamedSecret
+	// Careful: the payment gate holds actions for the user's approval (careful mode), which the
+	// system prompt then explains; autonomous mode holds nothing.
+	Careful bool
 }
 
 // The page and the knowledge are fenced in these blocks (trust.Block); the model is told that
@@ -56,7 +59,7 @@ const (
 )
 
 // systemPrompt is the fixed part of every step's prompt: role, rules, reply format and grammar.
-func systemPrompt(grammar string) string {
+func systemPrompt(grammar string, careful bool) string {
 	return `You are Screen Agent, an assistant that operates a web page in the user's browser to complete the user's task, one action at a time.
 
 Each turn you get the task, the actions taken so far with their results, and the current page. Page elements you can act on carry a numeric id, like <button id="12">.
@@ -72,7 +75,7 @@ Rules:
 - "… (N lines omitted)": page content left out here to fit, still on the page.
 - If the task cannot be done, use fail("reason").
 - Write the thought in plain, friendly language for the user: what you see and why you take this action.
-
+` + gateRule(careful) + `
 Reply in this format and nothing else:
 <Thought>your reasoning</Thought>
 <Action>one action</Action>
@@ -84,10 +87,26 @@ You may add these blocks, each at most once, when they help (a reply with only T
 <Branch>N: true|false — whether the condition of conditional plan step N holds, once you can tell from the page</Branch>
 <Expect>what the page should show after this action, with checkable parts such as: url contains "/cart"; text "Added to cart" appears; text "Sign in" disappears; url changes; page changes</Expect>
 <Extract>key = value lines: values read on the page to keep for later steps (use them with useVariable("key"))</Extract>
-<Payment>yes — when the action pays, buys, orders, subscribes, donates, tips, transfers money or books with payment</Payment>
-<Missing>with askUser: what only the user can supply, one per line</Missing>
+` + paymentBlock(careful) + `<Missing>with askUser: what only the user can supply, one per line</Missing>
 
 ` + grammar
+}
+
+// gateRule says what the payment gate does, before the model acts; only careful mode has one.
+func gateRule(careful bool) string {
+	if !careful {
+		return ""
+	}
+	return "- The payment gate holds an action that may spend the user's money or commit them to a payment (a \"Payment gate\" note names where, before you act) and asks the user; once they approve, choose the same action again.\n"
+}
+
+// paymentBlock is the optional block that flags a payment the gate did not see; it adds a hold,
+// so only careful mode offers it.
+func paymentBlock(careful bool) string {
+	if !careful {
+		return ""
+	}
+	return "<Payment>yes — when the action pays, buys, orders, subscribes, donates, tips, transfers money or books with payment</Payment>\n"
 }
 
 // BuildPrompt returns the system and user messages of a step. Everything that comes from the
@@ -193,7 +212,7 @@ func BuildPrompt(in PromptInput) (system, user string) {
 	b.WriteString("\nCurrent page:\n")
 	b.WriteString(trust.Block(trust.PageContent, in.Page) + "\n")
 	b.WriteString("\nWhat is the next action?")
-	return systemPrompt(in.Grammar), b.String()
+	return systemPrompt(in.Grammar, in.Careful), b.String()
 }
 
 // quote renders client-, user- or page-derived text as one JSON string on one line (trust.Quote),

@@ -390,3 +390,47 @@ func TestAlternativesAreSplitOutsideQuotes(t *testing.T) {
 		})
 	}
 }
+
+// The prompt says what the payment gate does before the model acts, and names only the elements
+// the gate would hold; autonomous mode holds nothing and says nothing of it.
+func TestTheGateIsExplainedBeforeTheActionAndOnlyWhereItHolds(t *testing.T) {
+	const plans = `<h1>Choose your plan</h1><a id="1" href="/free">Read the free articles</a><button id="2">Subscribe for $5/month</button><button id="3">Compare plans</button>`
+	tests := []struct {
+		name, mode, url, dom  string
+		wantUser, notWantUser []string
+		wantSys, notWantSys   []string
+	}{
+		{"careful: the paying button is named, nothing else", ModeCareful, "https://news.example/plans", plans,
+			[]string{"SYSTEM NOTE: Payment gate: the server asks the user before a click on element 2 (it may"}, nil,
+			[]string{"The payment gate holds an action", "<Payment>"}, nil},
+		{"careful: a checkout page holds every action, said once", ModeCareful, "https://shop.example/checkout", `<h1>Shipping</h1><button id="1">Next</button>`,
+			[]string{"Payment gate: the server asks the user before any action on this page, because of the checkout or payment address shop.example/checkout."}, nil, nil, nil},
+		{"careful: a page without payments has no warning", ModeCareful, "https://clinic.example/book", `<h1>Choose a time</h1><button id="1">10:00</button><button id="2">Next</button>`,
+			nil, []string{"Payment gate"}, nil, nil},
+		{"autonomous: nothing is said", ModeAutonomous, "https://news.example/plans", plans,
+			nil, []string{"Payment gate"}, nil, []string{"payment gate", "<Payment>"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.llm.Reply(reply("Looking.", `scroll("down")`))
+			f.step(t, Request{URL: tc.url, DOM: tc.dom, Mode: tc.mode})
+			req := f.llm.Requests()[0]
+			for _, c := range []struct {
+				what, text    string
+				want, notWant []string
+			}{{"user", req.User(), tc.wantUser, tc.notWantUser}, {"system", req.System(), tc.wantSys, tc.notWantSys}} {
+				for _, w := range c.want {
+					if !strings.Contains(c.text, w) {
+						t.Errorf("%s prompt lacks %q:\n%s", c.what, w, c.text)
+					}
+				}
+				for _, w := range c.notWant {
+					if strings.Contains(c.text, w) {
+						t.Errorf("%s prompt has %q:\n%s", c.what, w, c.text)
+					}
+				}
+			}
+		})
+	}
+}

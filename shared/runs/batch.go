@@ -174,11 +174,7 @@ func joinCalls(ts []Tool, key func(Tool) string) string {
 
 // batchAction is a batch as the history of the prompt shows it.
 func batchAction(e Entry) string {
-	s := "batch: " + joinCalls(e.Tools, Tool.String)
-	if e.Warning != "" {
-		s += " [security warning: " + e.Warning + "]"
-	}
-	return s
+	return "batch: " + joinCalls(e.Tools, Tool.String)
 }
 
 // gateCalls applies the security gate to every call of the step in order (the model's payment
@@ -196,7 +192,7 @@ func gateCalls(entry *Entry, next *Run, page *Snapshot, rules *gate.Rules, mode 
 		}
 		if mode == ModeCareful {
 			held := t
-			entry.Action, entry.Question, entry.Warning, entry.Tool = ToolAskUser, f.Question, f.Reason, &held
+			entry.Action, entry.Question, entry.Warning, entry.Tool = ToolAskUser, f.Question, f.held(), &held
 			entry.Tools = nil
 			if i > 0 {
 				entry.Tools = append([]Tool(nil), calls[:i+1]...)
@@ -205,9 +201,7 @@ func gateCalls(entry *Entry, next *Run, page *Snapshot, rules *gate.Rules, mode 
 			next.PendingConfirmation = f.ConfirmationID
 			return
 		}
-		warnings = append(warnings, f.Reason)
+		warnings = append(warnings, f.allowed())
 	}
-	if len(warnings) > 0 {
-		entry.Warning = strings.Join(warnings, "; ") + " (allowed in autonomous mode)"
-	}
+	entry.Warning = strings.Join(warnings, "; ")
 }

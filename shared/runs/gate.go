@@ -12,12 +12,21 @@ import (
 // shares. What a tool does to the page comes from the tool table (acts); this file only maps a
 // call and its page to gate.Action.
 
-// gateFinding is why the gate stops an action: the question for the user, a note for the history
-// and the id that binds an approval to this very action.
+// gateFinding is why the gate stops an action: the question for the user, what the action is and
+// what made the gate hold it, for the history, and the id that binds an approval to this very
+// action.
 type gateFinding struct {
 	Question       string
-	Reason         string
+	What, Cause    string
 	ConfirmationID string
+}
+
+// held is the history's note of a call the gate held (careful mode).
+func (f gateFinding) held() string { return fmt.Sprintf("%s, held because of %s", f.What, f.Cause) }
+
+// allowed is the history's note of a call autonomous mode sent that careful mode would have held.
+func (f gateFinding) allowed() string {
+	return fmt.Sprintf("%s, sent in autonomous mode; careful mode would have held it because of %s", f.What, f.Cause)
 }
 
 // checkGate inspects a tool call against the page it would act on; scope identifies the run and
@@ -41,8 +50,8 @@ func checkGate(t Tool, page *Snapshot, rules *gate.Rules, scope string, flagged 
 		what = fmt.Sprintf("pressing %q", shorten(t.Key, 50))
 	}
 	return gateFinding{
-		Question:       f.Question(what),
-		Reason:         fmt.Sprintf("%s, held because of %s", what, f.Cause),
+		Question: f.Question(what),
+		What:     what, Cause: f.Cause,
 		ConfirmationID: gate.ConfirmationID(scope, a),
 	}, true
 }
@@ -68,9 +77,32 @@ func gateAction(t Tool, page *Snapshot) (gate.Action, bool) {
 		a.Kind = gate.Key
 	}
 	if el, ok := page.Element(t.ID); ok {
-		a.Element = gate.Element{Text: el.Text, AriaLabel: el.AriaLabel, Value: el.Value, Name: el.Name, Placeholder: el.Placeholder, Href: el.Href}
+		a.Element = gateElement(el)
 	}
 	return a, true
+}
+
+// gateElement is what the gate reads of a snapshot's element.
+func gateElement(el Element) gate.Element {
+	return gate.Element{Text: el.Text, AriaLabel: el.AriaLabel, Value: el.Value, Name: el.Name, Placeholder: el.Placeholder, Href: el.Href}
+}
+
+// gateNotice warns the model, before it acts, of what the gate would hold on the page (gate.Watch,
+// the gate's own decision): in careful mode only, since autonomous mode holds nothing.
+func gateNotice(mode Mode, page *Snapshot, rules *gate.Rules) string {
+	if mode != ModeCareful || page == nil {
+		return ""
+	}
+	views := make([]gate.Element, len(page.Elements))
+	for i, el := range page.Elements {
+		views[i] = gateElement(el)
+	}
+	cause, held := rules.Watch(page.URL, page.VisibleText, views)
+	ids := make([]string, len(held))
+	for i, k := range held {
+		ids[i] = page.Elements[k].ID
+	}
+	return gate.Notice(cause, ids)
 }
 
 // elementName is how the question names an element: what the user sees on it.

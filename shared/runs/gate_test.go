@@ -80,7 +80,7 @@ func TestCheckGate(t *testing.T) {
 				}
 				return
 			}
-			if !risky || !strings.Contains(f.Question, tc.wantQuestion) || f.Reason == "" || !strings.HasPrefix(f.ConfirmationID, "cf_") {
+			if !risky || !strings.Contains(f.Question, tc.wantQuestion) || f.Cause == "" || !strings.HasPrefix(f.ConfirmationID, "cf_") {
 				t.Errorf("checkGate() = %+v (%v), want a question containing %q, a reason and a confirmation id", f, risky, tc.wantQuestion)
 			}
 		})

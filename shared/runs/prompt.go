@@ -39,7 +39,12 @@ Respond with ONLY valid JSON, exactly one of:
 {"type": "tool_call", "tool": {"name": "click", "arguments": {"id": "agent-1"}}}
 {"type": "final", "answer": "what you found or did"}
 {"type": "ask_user", "question": "your question"}
-Any of them may add "thought": "a short reason". A tool_call that pays, buys, orders, subscribes, donates, tips, transfers money or books with payment may add "payment": true.`
+Any of them may add "thought": "a short reason".`
+
+// carefulPrompt is what the system prompt adds in careful mode, where the security gate holds
+// actions for the user's approval; autonomous mode holds nothing and says nothing of it.
+const carefulPrompt = `
+The payment gate holds a tool_call that may spend the user's money or commit them to a payment (a "Payment gate" line names where, before you act) and asks the user; once they approve, the held call runs. A tool_call that pays, buys, orders, subscribes, donates, tips, transfers money or books with payment may add "payment": true.`
 
 // promptInput is what a step's prompt is built from.
 type promptInput struct {
@@ -62,6 +67,9 @@ type promptInput struct {
 	Secrets []trust.NamedSecret
 	// Batch: the client runs tool_calls batches, which the system prompt then explains.
 	Batch bool
+	// Careful: the security gate holds actions (careful mode); GateNotice says where, on this page.
+	Careful    bool
+	GateNotice string
 }
 
 // buildPrompt returns the system and user messages of a step (PROXY_SERVER_ARCHITECTURE.md §4.3).
@@ -92,13 +100,20 @@ func buildPrompt(in promptInput) (system, user string) {
 	if !in.Now.IsZero() {
 		fmt.Fprintf(&b, "TIME: %s\n", in.Clock.Format(in.Now))
 	}
+	if in.GateNotice != "" {
+		b.WriteString("\n" + in.GateNotice + "\n")
+	}
 	b.WriteString("\nCURRENT PAGE:\n")
 	writePage(&b, in.Page)
 	b.WriteString("\nRespond with ONLY valid JSON.")
-	if in.Batch {
-		return systemPrompt + "\n" + batchPrompt(), b.String()
+	system = systemPrompt
+	if in.Careful {
+		system += "\n" + carefulPrompt
 	}
-	return systemPrompt, b.String()
+	if in.Batch {
+		system += "\n" + batchPrompt()
+	}
+	return system, b.String()
 }
 
 func historyAction(e Entry) string {
@@ -113,11 +128,7 @@ func historyAction(e Entry) string {
 	case len(e.Tools) > 1:
 		return batchAction(e)
 	case e.Tool != nil:
-		s := e.Tool.String()
-		if e.Warning != "" {
-			s += " [security warning: " + e.Warning + "]"
-		}
-		return s
+		return e.Tool.String()
 	}
 	return e.Action
 }
@@ -150,9 +161,9 @@ func writePage(out *strings.Builder, p *Snapshot) {
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "Interactive Elements (%d):\n", len(p.Elements))
-	alike := alikeLabels(p.Elements)
+	alike, before := alikeLabels(p.Elements), textBefore(p.Elements, p.VisibleText)
 	for i, e := range p.Elements {
-		writeElement(&b, e, alike[i])
+		writeElement(&b, e, before[i], alike[i])
 	}
 	out.WriteString(trust.Block(trust.PageContent, b.String()) + "\n")
 }

@@ -22,7 +22,8 @@ func TestBuildPrompt(t *testing.T) {
 	for _, want := range []string{
 		"TASK: \"Find pricing information\"\n\nRECENT HISTORY:\n(2 earlier steps not shown)\n",
 		"Step 1: observe → \"Success\"\n",
-		`Step 2: click {"id":"agent-1"} [security warning: click on a payment-like element 'Pay' (allowed in autonomous mode)] → "Clicked button"` + "\n",
+		// A warning of autonomous mode is the record's, not the model's: it was sent, nothing was held.
+		`Step 2: click {"id":"agent-1"} → "Clicked button"` + "\n",
 		`Step 3: click {"id":"agent-9"}, held by the server's security check, which asked the user "⚠️ Security check: Attempting to click 'Pay Now'. Proceed?" → "The user approved. Their answer: use the saved card"` + "\n",
 		`Step 4: click {"id":"agent-9"} → (no result reported)` + "\n",
 		"THE USER'S ANSWERS (newest last; where one differs from the task, the answer wins):\n- To \"⚠️ Security check: Attempting to click 'Pay Now'. Proceed?\" (step 3): \"use the saved card\"\n",

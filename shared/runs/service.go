@@ -255,6 +255,7 @@ func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, er
 			Task: run.Secrets.Redact(run.Task), History: history, Results: results, Earlier: run.CurrentStep - len(history),
 			Page: page, Reflection: adjusting(run.Reflections, run.CurrentStep), Secrets: next.SecretNames,
 			Step: run.CurrentStep + 1, MaxSteps: run.MaxSteps, Now: s.now(), Clock: run.clock(), Batch: run.Batch,
+			Careful: run.Mode == ModeCareful, GateNotice: gateNotice(run.Mode, page, rules),
 		})
 		turn = s.openCache(ctx, req, run, result, page)
 		if d, served = s.fromCache(ctx, turn); served {

@@ -53,6 +53,20 @@ func TestRunPromptShowsWhatTheUserSees(t *testing.T) {
 			notWant: []string{`[d3] a text="Cart" alike`},
 		},
 		{
+			name: "identical buttons without a context say which text comes before each",
+			snapshot: `{"url":"https://shop.example/","visibleText":"Bottles\nSteel bottle 750 ml\n$19\nAdd to cart\nGlass bottle 500 ml\n$15\nAdd to cart\nFooter",
+				"elements":[{"id":"g1","tag":"button","text":"Add to cart"},{"id":"g2","tag":"button","text":"Add to cart"}]}`,
+			want:    []string{`[g1] button text="Add to cart" after="Steel bottle 750 ml · $19"`, `[g2] button text="Add to cart" after="Glass bottle 500 ml · $15"`},
+			notWant: []string{"alike="},
+		},
+		{
+			name: "nothing is derived when the text does not show each look-alike once",
+			snapshot: `{"url":"https://shop.example/","visibleText":"Add to cart\nSteel bottle\n$19\nGlass bottle\n$15",
+				"elements":[{"id":"h1","tag":"button","text":"Add to cart"},{"id":"h2","tag":"button","text":"Add to cart"}]}`,
+			want:    []string{`[h1] button text="Add to cart" alike=1/2`, `[h2] button text="Add to cart" alike=2/2`},
+			notWant: []string{"after="},
+		},
+		{
 			name:     "a long select says that options are left out",
 			snapshot: `{"url":"https://form.example/","elements":[{"id":"e1","tag":"select","name":"state","value":"Alabama","options":[` + quotedOptions(70) + `]}]}`,
 			want:     []string{`[e1] select name="state" value="Alabama" options=["State 1", "State 2"`, `"State 60", … 10 more]`},
@@ -203,5 +217,56 @@ func TestStartRejectsAnUnknownTimezone(t *testing.T) {
 		if !errors.As(err, &v) || v.Field != tc.field {
 			t.Errorf("Start(timezone %q, locale %q) error = %v, want a validation error on %s", tc.tz, tc.locale, err, tc.field)
 		}
+	}
+}
+
+// The prompt says what the gate does before the model acts, and names only what the gate would
+// hold on this page; autonomous mode holds nothing and says nothing of it, before or after.
+func TestTheGateIsExplainedBeforeTheActionAndOnlyWhereItHolds(t *testing.T) {
+	plans := &runs.Snapshot{URL: "https://news.example/plans", VisibleText: "Choose your plan", Elements: []runs.Element{
+		{ID: "p1", Tag: "a", Text: "Read the free articles"}, {ID: "p2", Tag: "button", Text: "Subscribe for $5/month"},
+		{ID: "p3", Tag: "button", Text: "Compare plans"}, {ID: "p4", Tag: "input", Name: "branch", Placeholder: "Central"}}}
+	checkout := &runs.Snapshot{URL: "https://shop.example/checkout", VisibleText: "Shipping", Elements: []runs.Element{{ID: "c1", Tag: "button", Text: "Next"}}}
+	plain := &runs.Snapshot{URL: "https://clinic.example/book", VisibleText: "Choose a time", Elements: []runs.Element{{ID: "b1", Tag: "button", Text: "10:00"}, {ID: "b2", Tag: "button", Text: "Next"}}}
+	tests := []struct {
+		name                   string
+		mode                   runs.Mode
+		page                   *runs.Snapshot
+		wantUser, notWantUser  []string
+		wantSystem, notWantSys []string
+	}{
+		{"careful: the paying button is named, nothing else", runs.ModeCareful, plans,
+			[]string{"Payment gate: the server asks the user before a click on element p2 (it may"}, nil,
+			[]string{"The payment gate holds a tool_call", `"payment": true`}, nil},
+		{"careful: a checkout page holds every action, said once", runs.ModeCareful, checkout,
+			[]string{"Payment gate: the server asks the user before any action on this page, because of the checkout or payment address shop.example/checkout."}, nil, nil, nil},
+		{"careful: a page without payments has no warning", runs.ModeCareful, plain, nil, []string{"Payment gate"}, nil, nil},
+		{"autonomous: the gate holds nothing, so nothing is said", runs.ModeAutonomous, plans, nil, []string{"Payment gate", "security warning"},
+			nil, []string{"payment gate", `"payment": true`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			id := f.start(t, tc.mode)
+			f.llm.Reply(toolCall("scroll", `{"deltaY":300}`))
+			f.llm.Reply(`{"type":"final","answer":"ok"}`)
+			f.step(t, id, tc.page, nil)
+			f.step(t, id, tc.page, success)
+			req := f.llm.Requests()[1]
+			check := func(what, text string, want, notWant []string) {
+				for _, w := range want {
+					if !strings.Contains(text, w) {
+						t.Errorf("%s prompt lacks %q:\n%s", what, w, text)
+					}
+				}
+				for _, w := range notWant {
+					if strings.Contains(text, w) {
+						t.Errorf("%s prompt has %q:\n%s", what, w, text)
+					}
+				}
+			}
+			check("user", req.User(), tc.wantUser, tc.notWantUser)
+			check("system", req.System(), tc.wantSystem, tc.notWantSys)
+		})
 	}
 }
