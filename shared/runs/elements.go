@@ -10,10 +10,10 @@ import (
 const maxOptionsShown = 60
 
 // writeElement writes one element of the page for the prompt: its id, tag and attributes, then
-// what a client may add (label, states, options, context). alike is "2/3" for the second of
-// three elements that would otherwise read the same, "" for a unique one: without a context it
-// is all that tells them apart.
-func writeElement(b *strings.Builder, e Element, alike string) {
+// what a client may add (label, states, options, context). Without a context, before is the page
+// text just before a look-alike (textBefore), and alike is "2/3" for the second of three elements
+// that would otherwise read the same, "" for a unique one.
+func writeElement(b *strings.Builder, e Element, before, alike string) {
 	fmt.Fprintf(b, "[%s] %s", clean(e.ID), clean(e.Tag))
 	for _, a := range []struct{ name, value string }{
 		{"role", e.Role}, {"type", e.Type}, {"label", e.Label}, {"text", e.Text}, {"ariaLabel", e.AriaLabel},
@@ -53,9 +53,12 @@ func writeElement(b *strings.Builder, e Element, alike string) {
 		}
 		b.WriteString("]")
 	}
-	if e.Context != "" {
+	switch {
+	case e.Context != "":
 		fmt.Fprintf(b, " in=%q", clean(e.Context))
-	} else if alike != "" {
+	case before != "":
+		fmt.Fprintf(b, " after=%q", before)
+	case alike != "":
 		b.WriteString(" alike=" + alike)
 	}
 	b.WriteString("\n")
@@ -82,6 +85,79 @@ func alikeLabels(els []Element) []string {
 		}
 		seen[k]++
 		out[i] = fmt.Sprintf("%d/%d", seen[k], total[k])
+	}
+	return out
+}
+
+// maxDerivedContext bounds the text shown before a look-alike element.
+const maxDerivedContext = 160
+
+// textBefore derives, for look-alike elements the client sent without a context, the page text
+// just before each, which tells them apart ("Steel bottle · $19" before the first "Add to
+// cart"). It is read only where it is a fact: the visible text must show the look-alikes' text
+// as a line exactly once per element, so that those lines are the elements in document order;
+// each element gets the lines since the previous one (as many before the first), and nothing is
+// derived when two would read the same. Which card an element belongs to is not claimed (a card
+// may put its button first), and states (checked, pressed, …), a label and a select's options
+// are not derived at all: the snapshot's text has no positions, so which text names which field,
+// or what state it is in, is not in it.
+func textBefore(els []Element, visibleText string) []string {
+	var lines []string
+	for _, l := range strings.Split(visibleText, "\n") {
+		if l = clean(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	groups := map[string][]int{}
+	var order []string
+	for i, e := range els {
+		if e.Context != "" || clean(e.Text) == "" {
+			continue
+		}
+		k := e.Tag + "\x00" + clean(e.Text)
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	out := make([]string, len(els))
+	for _, k := range order {
+		idx := groups[k]
+		if len(idx) < 2 {
+			continue
+		}
+		text := clean(els[idx[0]].Text)
+		var at []int
+		for j, l := range lines {
+			if l == text {
+				at = append(at, j)
+			}
+		}
+		if len(at) != len(idx) || at[0] == 0 {
+			continue
+		}
+		row := at[1] - at[0]
+		for n := 2; n < len(at); n++ {
+			row = min(row, at[n]-at[n-1])
+		}
+		if row < 2 {
+			continue
+		}
+		before := make([]string, len(at))
+		seen := map[string]bool{}
+		for n, j := range at {
+			b := shorten(strings.Join(lines[max(0, j-row+1):j], " · "), maxDerivedContext)
+			if seen[b] {
+				before = nil
+				break
+			}
+			seen[b], before[n] = true, b
+		}
+		for n, i := range idx {
+			if before != nil {
+				out[i] = before[n]
+			}
+		}
 	}
 	return out
 }
