@@ -33,7 +33,6 @@ Rules:
 - Do not repeat an action that failed or changed nothing: try another element or approach.
 - Ask the user when you need information only they have, or before a step with consequences they have not asked for.
 - Finish as soon as the task is done, with the answer the user asked for.
-- A self-reflection is the server's count of your last steps: weigh it against the page (filling a form field by field is progress).
 
 Respond with ONLY valid JSON, exactly one of:
 {"type": "tool_call", "tool": {"name": "click", "arguments": {"id": "agent-1"}}}
@@ -91,7 +90,7 @@ func buildPrompt(in promptInput) (system, user string) {
 	}
 	writeAnswers(&b, in.History)
 	if r := in.Reflection; r != nil {
-		fmt.Fprintf(&b, "\nSELF-REFLECTION (step %d): efficiency %s\nIssues: %s\nSuggestions: %s\n",
+		fmt.Fprintf(&b, "\nSELF-REFLECTION (step %d; the server's count of your last steps: weigh it against the page, filling a form field by field is progress): efficiency %s\nIssues: %s\nSuggestions: %s\n",
 			r.StepNumber, r.Efficiency, strings.Join(r.Issues, "; "), strings.Join(r.Suggestions, " "))
 	}
 	if in.MaxSteps > 0 {

@@ -23,10 +23,10 @@ var table = []Spec{
 	{Name: "verifySuccess", Args: []ArgSpec{text("description")}, Handler: DOM, Description: "Check on the current page that the task succeeded as described; required before finish() when an earlier step failed and none was verified since."},
 	// extractValue runs on the server: the value is kept with the task and the model is asked
 	// again within the same request.
-	{Name: "extractValue", Args: []ArgSpec{text("key"), {Name: "value", Kind: KindText, AllowEmpty: true}}, Handler: Server, Description: `Remember a value you read on the page for later steps, e.g. extractValue("title", "Chief Executive Officer"); runs on the server, then you choose the next action. Use a remembered value in an action with useVariable("key") in place of a string, e.g. setValue(4, useVariable("title")).`},
+	{Name: "extractValue", Args: []ArgSpec{text("key"), {Name: "value", Kind: KindText, AllowEmpty: true}}, Handler: Server, Description: `Remember a value read on the page for later steps (runs on the server, then you choose the next action); an action uses it as useVariable("key") in place of a string, e.g. setValue(4, useVariable("title")).`},
 	// googleSearch runs on the server (Tavily): the results come back to the model within the
 	// same request.
-	{Name: "googleSearch", Args: []ArgSpec{text("query")}, Handler: Server, Description: `Search the web for information the page and the task do not give, with a precise query (names, terms; not "how to …"); runs on the server, the results come back to you at once, then you choose the next action.`},
+	{Name: "googleSearch", Args: []ArgSpec{text("query")}, Handler: Server, Description: `Search the web for facts neither the page nor the task gives, with a precise query (names, terms; not "how to …"); runs on the server, then you choose the next action with its results.`},
 	{Name: "finish", Args: []ArgSpec{optional(text("result"))}, Handler: DOM, Effect: Completes, Description: `The task is done; when the user asked for information, give the answer as the result, e.g. finish("The price is $10.99").`},
 	{Name: "fail", Args: []ArgSpec{optional(text("reason"))}, Handler: DOM, Effect: Fails, Description: "The task cannot be done; say why."},
 }
