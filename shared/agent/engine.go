@@ -218,6 +218,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	guardDecision(&mem.Secrets, &d, pg) // again: a held payment's question may quote a typed value
 	userMessage = forgetTypedSecrets(mem, userMessage)
 	chk.fold(d)
+	who := d.chooser(&mem.Secrets)
 	mem.Expected = parseExpectation(d.sections["Expect"])
 	extracted := extract(mem, d.sections["Extract"])
 	mem.Cache = turn.Record(cacheDecided(d, served, userMessage, loginFailed, mem))
@@ -264,7 +265,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 		q, _ := d.action.Text()
 		resp.UserQuestion, resp.MissingInformation = q, missingItems(d.sections["Missing"], q)
 		resp.UserRequest = userRequest(q, resp.MissingInformation, loginFailed)
-		mem.Pending = q
+		mem.Pending, mem.PendingByServer = q, who != ""
 	}
 	resp.Metrics.DurationMs = e.now().Sub(start).Milliseconds()
 	stored, storedModel := storedAction(resp.Action, pg), storedAction(d.modelAction, pg)
@@ -288,7 +289,7 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	if d.modelAction != resp.Action {
 		step.ModelAction = storedModel
 	}
-	mem.Remember(tasks.Brief{Index: stepIndex, Thought: d.thought, Action: stored, Actions: step.Actions, URL: req.URL, Fingerprint: fp, Note: d.note, PlanStep: planStepOf(mem.Plan, d)})
+	mem.Remember(tasks.Brief{Index: stepIndex, Thought: d.thought, Action: stored, Actions: step.Actions, URL: req.URL, Fingerprint: fp, Note: d.note, PlanStep: planStepOf(mem.Plan, who), Server: who})
 	mem.Page = pg.Digest()
 	debug := debugData(d, storedModel, planChange, rendered, know, system, user)
 	debug["cache"] = turn.Outcome()

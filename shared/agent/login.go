@@ -40,7 +40,8 @@ func checkLogin(mem *tasks.Memory, cur loginfail.Page) (decision, bool) {
 				mem.LoginPage = nil
 				return decision{
 					thought: trust.Sentence("The site did not accept the login: "+res.Evidence) + " Only you can fix this, so I'm asking you.",
-					action:  ask, modelAction: ask.String(),
+					// No model was asked: modelAction stays empty, so the step is the server's alone.
+					action: ask,
 					note: "the server detected a failed login (" + string(res.Kind) + ") and asked the user",
 				}, true
 			}

@@ -42,8 +42,8 @@ func takeIn(mem *tasks.Memory, taskQuery string, req Request, isNew bool, stepIn
 			completeStep(mem.Plan, last.PlanStep)
 		}
 	}
-	mem.AddMessage(tasks.UserMessage{Text: q, Question: mem.Pending, Step: stepIndex})
-	mem.Pending = ""
+	mem.AddMessage(tasks.UserMessage{Text: q, Question: mem.Pending, ServerAsked: mem.PendingByServer, Step: stepIndex})
+	mem.Pending, mem.PendingByServer = "", false
 	return q
 }
 

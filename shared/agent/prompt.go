@@ -122,14 +122,14 @@ func BuildPrompt(in PromptInput) (system, user string) {
 		b.WriteString("\nMessages from the user after the task began (newest last; the newest is the latest instruction, the task above still applies unless it says otherwise):\n")
 		for _, m := range mem.Messages {
 			if m.Question != "" {
-				fmt.Fprintf(&b, "- You asked: %s — the user answered: %s\n", quote(m.Question), quote(m.Text))
+				fmt.Fprintf(&b, "- %s asked: %s — the user answered: %s\n", asker(m.ServerAsked), quote(m.Question), quote(m.Text))
 			} else {
 				fmt.Fprintf(&b, "- User: %s\n", quote(m.Text))
 			}
 		}
 	}
 	if mem.Pending != "" {
-		fmt.Fprintf(&b, "\nYou asked the user %s and they have not answered yet.\n", quote(mem.Pending))
+		fmt.Fprintf(&b, "\n%s asked the user %s and they have not answered yet.\n", asker(mem.PendingByServer), quote(mem.Pending))
 	}
 	fmt.Fprintf(&b, "\nCurrent time: %s\n", in.Clock.Format(in.Now))
 	if in.MaxSteps > 0 {
@@ -166,7 +166,14 @@ func BuildPrompt(in PromptInput) (system, user string) {
 			fmt.Fprintf(&b, "(%d earlier steps are not shown)\n", mem.Earlier)
 		}
 		for _, s := range mem.Recent {
-			fmt.Fprintf(&b, "Step %d:\n  Thought: %s\n  %s\n", s.Index+1, quote(s.Thought), describeActions(s))
+			switch s.Server {
+			case tasks.ServerAlone:
+				fmt.Fprintf(&b, "Step %d (decided by the server, not by you):\n  Server's thought: %s\n  %s\n", s.Index+1, quote(s.Thought), describeActions(s))
+			case tasks.ServerInstead:
+				fmt.Fprintf(&b, "Step %d:\n  Thought: %s\n  %s (chosen by the server in place of yours)\n", s.Index+1, quote(s.Thought), describeActions(s))
+			default:
+				fmt.Fprintf(&b, "Step %d:\n  Thought: %s\n  %s\n", s.Index+1, quote(s.Thought), describeActions(s))
+			}
 			if s.Note != "" {
 				fmt.Fprintf(&b, "  Server: %s\n", s.Note)
 			}
@@ -209,6 +216,14 @@ func BuildPrompt(in PromptInput) (system, user string) {
 	b.WriteString(trust.Block(trust.PageContent, in.Page) + "\n")
 	b.WriteString("\nWhat is the next action?")
 	return systemPrompt(in.Grammar, in.Careful), b.String()
+}
+
+// asker names who asked the user a question: the model, or the server in its place.
+func asker(server bool) string {
+	if server {
+		return "The server"
+	}
+	return "You"
 }
 
 // quote renders client-, user- or page-derived text as one JSON string on one line (trust.Quote),

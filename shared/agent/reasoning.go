@@ -182,13 +182,27 @@ func moveTo(p *tasks.Plan, i int) {
 }
 
 // planStepOf is the plan step the model chose its action for: the current one, unless the
-// server replaced the action (a held payment, a closed overlay, a failed login's question), which
-// then completes no step.
-func planStepOf(p *tasks.Plan, d decision) int {
-	if p == nil || p.CurrentStep() == nil || d.action.String() != d.modelAction {
+// server chose the action (who, from chooser: a held payment, a closed overlay, a failed login's
+// question), which then completes no step.
+func planStepOf(p *tasks.Plan, who string) int {
+	if p == nil || p.CurrentStep() == nil || who != "" {
 		return 0
 	}
 	return p.Current + 1
+}
+
+// chooser says who chose the decision's action when the model did not (tasks.Brief.Server): the
+// server alone when no model chose anything, instead of the model when a policy replaced its
+// choice. The model's action was redacted of typed secrets (guardDecision) while the action typing
+// one keeps it, so both are compared redacted.
+func (d decision) chooser(sec *trust.Secrets) string {
+	switch {
+	case d.modelAction == "":
+		return tasks.ServerAlone
+	case sec.Redact(d.action.String()) != d.modelAction:
+		return tasks.ServerInstead
+	}
+	return ""
 }
 
 // completeStep advances the plan past step n (from 1) when the action chosen for it reached its

@@ -434,3 +434,60 @@ func TestTheGateIsExplainedBeforeTheActionAndOnlyWhereItHolds(t *testing.T) {
 		})
 	}
 }
+
+// What the server chose in the model's place is said to be the server's: a payment the gate held
+// and asked about, a failed login the server handed to the user. The model is never told it
+// asked a question it did not ask.
+func TestTheServersChoicesAreSaidToBeTheServers(t *testing.T) {
+	careful := func(req Request) Request {
+		req.Mode, req.DOM, req.URL = ModeCareful, `<h1>Basket</h1><p>Total: $49.00</p><button id="3">Pay $49.00</button>`, "https://shop.example/basket"
+		if req.Query == "" {
+			req.Query = "buy the socks"
+		}
+		return req
+	}
+	for _, tc := range []struct {
+		name   string
+		answer func(held Response) Request
+		want   []string
+	}{
+		{"a held payment not answered yet", func(held Response) Request { return careful(Request{TaskID: held.TaskID}) },
+			[]string{`(chosen by the server in place of yours)`, `The server asked the user "⚠️ Security check`}},
+		{"a held payment answered", func(held Response) Request {
+			return careful(Request{TaskID: held.TaskID, Query: "yes", ConfirmationID: held.ConfirmationID})
+		}, []string{`- The server asked: "⚠️ Security check`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.llm.Reply(reply("I'll pay.", "click(3)"))
+			held := f.step(t, careful(Request{}))
+			f.llm.Reply(reply("Next.", "click(3)"))
+			f.step(t, tc.answer(held))
+			p := f.llm.Requests()[1].User()
+			for _, want := range tc.want {
+				if !strings.Contains(p, want) {
+					t.Errorf("prompt lacks %q:\n%s", want, p)
+				}
+			}
+			if strings.Contains(p, "You asked") {
+				t.Errorf("the prompt says the model asked the gate's question:\n%s", p)
+			}
+		})
+	}
+	t.Run("a failed login", func(t *testing.T) {
+		f := newFixture(t)
+		login := `<h1>Sign in</h1><form><input id="5" type="email"/><input id="6" type="password"/><button id="7">Sign in</button></form>`
+		failed := `<h1>Sign in</h1><p role="alert">Invalid email or password.</p><form><input id="5" type="email"/><input id="6" type="password"/><button id="7">Sign in</button></form>`
+		f.llm.Reply(reply("Signing in.", "click(7)"))
+		r := f.step(t, Request{URL: "https://app.example/login", DOM: login, Query: "log in"})
+		f.step(t, Request{TaskID: r.TaskID, URL: "https://app.example/login", DOM: failed, Query: "log in", Report: &tasks.Report{Status: "success"}})
+		f.llm.Reply(reply("Trying the new password.", `setValue(6, "correct horse")`))
+		f.step(t, Request{TaskID: r.TaskID, URL: "https://app.example/login", DOM: failed, Query: "the password is correct horse", Report: &tasks.Report{Status: "success"}})
+		p := f.llm.Requests()[1].User()
+		for _, want := range []string{"Step 2 (decided by the server, not by you):\n  Server's thought:", `- The server asked: "The site rejected the login details`} {
+			if !strings.Contains(p, want) {
+				t.Errorf("prompt after the server's question lacks %q:\n%s", want, p)
+			}
+		}
+	})
+}

@@ -14,6 +14,8 @@ type Memory struct {
 	Messages []UserMessage `json:"messages,omitempty" dynamodbav:"messages,omitempty"`
 	// Pending is the question the agent asked the user and that awaits an answer.
 	Pending string `json:"pending,omitempty" dynamodbav:"pending,omitempty"`
+	// PendingByServer: the server asked Pending, not the model (a held payment, a failed login).
+	PendingByServer bool `json:"pendingByServer,omitempty" dynamodbav:"pendingByServer,omitempty"`
 	// Page is the digest of the page the last step was decided on (page.Digest's encoding),
 	// for the new-element marks and the verification of the last action.
 	Page []byte `json:"-" dynamodbav:"page,omitempty"`
@@ -75,7 +77,17 @@ type Brief struct {
 	// the server replaced the model's action: its verified outcome or answered question
 	// completes that step.
 	PlanStep int `json:"planStep,omitempty" dynamodbav:"planStep,omitempty"`
+	// Server says who chose the action when the model did not: ServerInstead (the server
+	// replaced the model's action: a held payment, a closed overlay, a refused loop) or
+	// ServerAlone (the server decided without the model, thought included: a failed login).
+	Server string `json:"server,omitempty" dynamodbav:"server,omitempty"`
 }
+
+// Who chose a step's action when the model did not (Brief.Server).
+const (
+	ServerInstead = "instead"
+	ServerAlone   = "alone"
+)
 
 // MemorySearches bounds the searches kept in memory.
 const MemorySearches = 3
@@ -99,6 +111,8 @@ type UserMessage struct {
 	Text string `json:"text" dynamodbav:"text"`
 	// Question is the agent's question it answers, when it answers one.
 	Question string `json:"question,omitempty" dynamodbav:"question,omitempty"`
+	// ServerAsked: the server asked Question, not the model.
+	ServerAsked bool `json:"serverAsked,omitempty" dynamodbav:"serverAsked,omitempty"`
 	// Step is the index of the step whose request carried it.
 	Step int `json:"step" dynamodbav:"step"`
 }
