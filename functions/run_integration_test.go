@@ -202,7 +202,7 @@ func TestRunExampleFlowOverHTTP(t *testing.T) {
 		t.Fatalf("GET run = %+v, want the completed run with 5 steps and the last page", got)
 	}
 	wantHistory := []struct{ action, observation string }{
-		{"observe", "Executed observe"}, {"click", "Executed click"}, {"ask_user", "The user approved. Their answer: yearly"}, {"observe", "Observed"}, {"finish", ""},
+		{"observe", "Executed observe"}, {"click", "Executed click"}, {"ask_user", "The user answered. Their answer: yearly"}, {"observe", "Observed"}, {"finish", ""},
 	}
 	for i, w := range wantHistory {
 		if h := got.History[i]; h.StepNumber != i+1 || h.Action != w.action || h.Observation != w.observation || h.Timestamp == 0 {

@@ -124,6 +124,9 @@ func historyAction(e Entry) string {
 		return fmt.Sprintf("ask_user %q", e.Question)
 	case e.Action == ToolFinish:
 		return fmt.Sprintf("finish %q", e.Answer)
+	case e.UserAnswer != nil && e.Action == ToolObserve:
+		// After an answer to the model's own question the server looks at the page again.
+		return "observe, sent by the server after the user's answer"
 	case len(e.Tools) > 1:
 		return batchAction(e)
 	case e.Tool != nil:

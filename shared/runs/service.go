@@ -407,9 +407,13 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 		return StepResponse{}, invalid("confirmationId", "must be the confirmationId of the pending action (%s), which the question named; an approval applies to that action only", run.PendingConfirmation)
 	}
 	text = run.Secrets.Redact(text)
+	// Only a held action is approved; the model's own question is answered.
 	reply := &Result{Success: req.Approved, Message: "The user approved."}
-	if !req.Approved {
+	switch {
+	case !req.Approved:
 		reply.Message = "The user declined."
+	case run.PendingTool == nil:
+		reply.Message = "The user answered."
 	}
 	if text != "" {
 		reply.Message += " Their answer: " + text

@@ -314,7 +314,8 @@ func TestAnswerTextReachesThePrompt(t *testing.T) {
 	f.step(t, id, page, success)
 	prompt := f.llm.Requests()[1].User()
 	if !strings.Contains(prompt, `- To "Monthly or yearly prices?" (step 1): "yearly, in euros"`) ||
-		!strings.Contains(prompt, `Step 1: ask_user "Monthly or yearly prices?" → "The user approved. Their answer: yearly, in euros"`) {
+		!strings.Contains(prompt, `Step 1: ask_user "Monthly or yearly prices?" → "The user answered. Their answer: yearly, in euros"`) ||
+		!strings.Contains(prompt, "Step 2: observe, sent by the server after the user's answer →") {
 		t.Errorf("prompt after the answer lacks it:\n%s", prompt)
 	}
 }
