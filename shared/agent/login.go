@@ -42,7 +42,7 @@ func checkLogin(mem *tasks.Memory, cur loginfail.Page) (decision, bool) {
 					thought: trust.Sentence("The site did not accept the login: "+res.Evidence) + " Only you can fix this, so I'm asking you.",
 					// No model was asked: modelAction stays empty, so the step is the server's alone.
 					action: ask,
-					note: "the server detected a failed login (" + string(res.Kind) + ") and asked the user",
+					note:   "the server detected a failed login (" + string(res.Kind) + ") and asked the user",
 				}, true
 			}
 		}
