@@ -102,7 +102,7 @@ func paymentBlock(careful bool) string {
 	if !careful {
 		return ""
 	}
-	return "<Payment>yes — when the action pays, buys, orders, subscribes, donates, tips, transfers money or books with payment</Payment>\n"
+	return "<Payment>yes — when the action pays, buys, orders, subscribes for a fee, donates, tips, transfers money or books with payment</Payment>\n"
 }
 
 // BuildPrompt returns the system and user messages of a step. Everything that comes from the
@@ -183,6 +183,9 @@ func BuildPrompt(in PromptInput) (system, user string) {
 				if s.Checked != "" {
 					fmt.Fprintf(&b, " (%s)", s.Checked)
 				}
+			} else if s.Reported && actionName(s.Action) == "verifySuccess" {
+				// "succeeded" only says the client ran it: the check itself was not decided.
+				b.WriteString("; verification: undecided (nothing in it the server can check on the page; judge the page yourself)")
 			}
 			b.WriteString("\n")
 		}

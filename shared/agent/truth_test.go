@@ -491,3 +491,16 @@ func TestTheServersChoicesAreSaidToBeTheServers(t *testing.T) {
 		}
 	})
 }
+
+// A verifySuccess the server cannot check is said to be undecided, not merely "succeeded".
+func TestAnUncheckableVerifySuccessIsUndecided(t *testing.T) {
+	f := newFixture(t)
+	f.llm.Reply(reply("Checking.", `verifySuccess("the socks are in the cart")`))
+	r := f.step(t, Request{})
+	f.llm.Reply(reply("Done.", `finish("Added")`))
+	f.step(t, Request{TaskID: r.TaskID, Report: &tasks.Report{Status: "success"}})
+	p := f.llm.Requests()[1].User()
+	if want := "Result: succeeded; verification: undecided (nothing in it the server can check"; !strings.Contains(p, want) {
+		t.Errorf("prompt lacks %q:\n%s", want, p)
+	}
+}

@@ -43,7 +43,7 @@ Any of them may add "thought": "a short reason".`
 // carefulPrompt is what the system prompt adds in careful mode, where the security gate holds
 // actions for the user's approval; autonomous mode holds nothing and says nothing of it.
 const carefulPrompt = `
-The payment gate holds a tool_call that may spend the user's money or commit them to a payment (a "Payment gate" line names where, before you act) and asks the user; once they approve, the held call runs. A tool_call that pays, buys, orders, subscribes, donates, tips, transfers money or books with payment may add "payment": true.`
+The payment gate holds a tool_call that may spend the user's money or commit them to a payment (a "Payment gate" line names where, before you act) and asks the user; once they approve, the held call runs. A tool_call that pays, buys, orders, subscribes for a fee, donates, tips, transfers money or books with payment may add "payment": true.`
 
 // promptInput is what a step's prompt is built from.
 type promptInput struct {
