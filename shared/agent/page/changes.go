@@ -32,6 +32,9 @@ type changes struct {
 	gone     int
 	newTexts int
 	allNew   bool
+	// oldText: some line of text was on the previous page too (a heading that stayed), so not
+	// everything is new even when every element is.
+	oldText bool
 	// partial is true when the previous page's values and text are not known.
 	partial bool
 }
@@ -74,6 +77,7 @@ func compare(p *Page, prev *view) changes {
 		for _, t := range p.view().texts {
 			if have[t] > 0 {
 				have[t]--
+				c.oldText = true
 				continue
 			}
 			c.newTexts++
@@ -85,6 +89,9 @@ func compare(p *Page, prev *view) changes {
 // legend says what changed since the previous step and what the marks mean; it never calls
 // a page unchanged that has a new URL, new or changed elements, or new text.
 func (c changes) legend(urlChanged bool) string {
+	if c.allNew && (c.oldText || c.partial) {
+		return "(every element on this page is new since the previous step)"
+	}
 	if c.allNew {
 		return "(everything on this page is new since the previous step)"
 	}

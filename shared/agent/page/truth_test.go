@@ -51,6 +51,12 @@ func TestChangeLegendTellsTheTruth(t *testing.T) {
 			wantLegend: "(since the previous step: new URL; 1 new line of text)",
 		},
 		{
+			name:       "a loaded list under a heading that stayed: every element is new, not everything",
+			prev:       `<h1>Book an appointment</h1><p>Loading available times…</p>`,
+			cur:        `<h1>Book an appointment</h1><button id="1">Book 09:00</button><button id="2">Book 10:00</button>`,
+			wantLegend: "(every element on this page is new since the previous step)",
+		},
+		{
 			name:       "the same URL after a reload with renumbered ids",
 			prev:       `<ul><li>Red shoes <a id="3" href="/r">View</a></li><li>Blue shoes <a id="4" href="/b">View</a></li></ul>`,
 			cur:        `<ul><li>Red shoes <a id="31" href="/r">View</a></li><li>Blue shoes <a id="32" href="/b">View</a></li></ul>`,
