@@ -90,7 +90,7 @@ func buildPrompt(in promptInput) (system, user string) {
 	}
 	writeAnswers(&b, in.History)
 	if r := in.Reflection; r != nil {
-		fmt.Fprintf(&b, "\nSELF-REFLECTION (step %d; the server's count of your last steps: weigh it against the page, filling a form field by field is progress): efficiency %s\nIssues: %s\nSuggestions: %s\n",
+		fmt.Fprintf(&b, "\nSELF-REFLECTION (step %d): efficiency %s (the server's count of your last steps: weigh it against the page; filling a form field by field is progress)\nIssues: %s\nSuggestions: %s\n",
 			r.StepNumber, r.Efficiency, strings.Join(r.Issues, "; "), strings.Join(r.Suggestions, " "))
 	}
 	if in.MaxSteps > 0 {

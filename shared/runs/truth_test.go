@@ -168,7 +168,7 @@ func TestAReflectionIsShownOnce(t *testing.T) {
 		f.step(t, id, page, results[i])
 	}
 	reqs := f.llm.Requests()
-	if !strings.Contains(reqs[5].User(), "SELF-REFLECTION (step 5;") {
+	if !strings.Contains(reqs[5].User(), "SELF-REFLECTION (step 5)") {
 		t.Errorf("prompt of step 6 lacks the reflection of step 5:\n%s", reqs[5].User())
 	}
 	if strings.Contains(reqs[6].User(), "SELF-REFLECTION") {
