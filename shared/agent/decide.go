@@ -103,12 +103,8 @@ func (e *Engine) decide(ctx context.Context, q question) (decision, error) {
 	}
 	llmCtx, cancel := llm.WithReserve(ctx, e.writeReserve(), 0)
 	defer cancel()
-	type choice struct {
-		reply actions.Reply
-		batch []actions.Action
-	}
 	var lastErr error
-	d := decision{model: e.Model}
+	d := decision{model: e.Model, sections: map[string]string{}}
 	parse := func(text string) (choice, error) {
 		r, batch, err := parseDecision(text, q.page, vars, q.secrets, q.pageURL, q.batch)
 		if err == nil {
@@ -126,56 +122,77 @@ func (e *Engine) decide(ctx context.Context, q question) (decision, error) {
 		minBudget = DefaultCorrectionMinBudget
 	}
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: q.system}, {Role: llm.RoleUser, Content: q.user}}
-	// The blocks of a reply that asked for a SERVER tool (a plan made with a googleSearch)
-	// belong to the step as much as the final reply's, which override them.
-	sections := map[string]string{}
 	for round := 0; ; round++ {
-		p, err := llm.CompleteParsed(llmCtx, e.LLM, llm.Request{Messages: msgs, MaxTokens: maxReplyTokens}, parse,
-			"Reply again with exactly one <Thought>…</Thought> and one <Action>…</Action> (the optional blocks may stay), using only the actions listed and element ids present on the current page.",
-			minBudget)
-		d.usage.PromptTokens += p.Usage.PromptTokens
-		d.usage.CompletionTokens += p.Usage.CompletionTokens
-		d.latency += p.Latency
-		d.attempts += p.Attempts
-		d.corrected = d.corrected || p.Corrected
-		d.parseErrors = append(d.parseErrors, p.ParseErrors...)
-		if p.Model != "" {
-			d.model = p.Model
-		}
+		p, err := llm.CompleteParsed(llmCtx, e.LLM, llm.Request{Messages: msgs, MaxTokens: maxReplyTokens}, parse, correctiveInstruction, minBudget)
+		d.count(p)
 		if err != nil {
 			return d, err
 		}
 		if !p.Valid {
 			return refused(d, p.ParseErrors[0], p.Reply, lastErr), nil
 		}
+		// The blocks of a reply that asked for a SERVER tool (a plan made with a googleSearch)
+		// belong to the step as much as the final reply's, which override them.
+		maps.Copy(d.sections, p.Value.reply.Sections)
 		a := p.Value.batch[0]
-		if a.Handler() == actions.Server {
-			result := e.runServerTool(llmCtx, a, q, vars, &d.learned)
-			d.serverTools = append(d.serverTools, a.String())
-			maps.Copy(sections, p.Value.reply.Sections)
-			if round+1 < maxServerTools && enoughTime(llmCtx, minBudget) {
-				msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: p.Reply},
-					llm.Message{Role: llm.RoleUser, Content: "SERVER TOOL RESULT: " + result + "\nNow choose the next action on the page."})
-				continue
-			}
-			wait, _ := actions.New("wait", time.Second)
-			d.thought, d.action, d.modelAction, d.sections = p.Value.reply.Thought, wait, a.String(), sections
-			d.note = "the server ran " + a.String() + "; no time was left to ask for the next action"
-			return d, nil
+		if a.Handler() != actions.Server {
+			return d.chose(p.Value), nil
 		}
-		maps.Copy(sections, p.Value.reply.Sections)
-		d.thought, d.action, d.sections, d.modelAction = p.Value.reply.Thought, a, sections, a.String()
-		if len(d.serverTools) > 0 {
-			// The history shows the step's action; the tools run before it are said with it.
-			d.note = "before this action the server ran " + strings.Join(d.serverTools, ", ")
+		result := e.runServerTool(llmCtx, a, q, vars, &d.learned)
+		d.serverTools = append(d.serverTools, a.String())
+		if round+1 >= maxServerTools || !enoughTime(llmCtx, minBudget) {
+			return d.outOfTime(p.Value), nil
 		}
-		d.batch = p.Value.batch
-		return d, nil
+		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: p.Reply},
+			llm.Message{Role: llm.RoleUser, Content: "SERVER TOOL RESULT: " + result + "\nNow choose the next action on the page."})
 	}
+}
+
+const correctiveInstruction = "Reply again with exactly one <Thought>…</Thought> and one <Action>…</Action> (the optional blocks may stay), using only the actions listed and element ids present on the current page."
+
+// choice is a parsed reply: its blocks and the actions it chose (one unless a batch).
+type choice struct {
+	reply actions.Reply
+	batch []actions.Action
+}
+
+// count adds one LLM exchange (with its corrective retry) to the decision's usage.
+func (d *decision) count(p llm.Parsed[choice]) {
+	d.usage.PromptTokens += p.Usage.PromptTokens
+	d.usage.CompletionTokens += p.Usage.CompletionTokens
+	d.latency += p.Latency
+	d.attempts += p.Attempts
+	d.corrected = d.corrected || p.Corrected
+	d.parseErrors = append(d.parseErrors, p.ParseErrors...)
+	if p.Model != "" {
+		d.model = p.Model
+	}
+}
+
+// chose ends the decision with the reply's DOM action(s).
+func (d decision) chose(c choice) decision {
+	a := c.batch[0]
+	d.thought, d.action, d.modelAction, d.batch = c.reply.Thought, a, a.String(), c.batch
+	if len(d.serverTools) > 0 {
+		// The history shows the step's action; the tools run before it are said with it.
+		d.note = "before this action the server ran " + strings.Join(d.serverTools, ", ")
+	}
+	return d
+}
+
+// outOfTime ends a decision whose last reply asked for a SERVER tool when no round or time was
+// left to ask for the DOM action: the client waits and the next step asks again.
+func (d decision) outOfTime(c choice) decision {
+	a := c.batch[0]
+	wait, _ := actions.New("wait", time.Second)
+	d.thought, d.action, d.modelAction = c.reply.Thought, wait, a.String()
+	d.note = "the server ran " + a.String() + "; no time was left to ask for the next action"
+	return d
 }
 
 // refused ends a step whose replies could not be used.
 func refused(d decision, firstErr, reply string, lastErr error) decision {
+	d.sections = nil // the blocks of earlier SERVER tool rounds belong to a decided step only
 	var loop loopError
 	if errors.As(lastErr, &loop) {
 		ask, _ := actions.New("askUser", "I have tried "+loop.action+" several times and the page does not change. How would you like me to continue?")

@@ -164,59 +164,62 @@ type state struct {
 	batch bool
 }
 
+// load reads the task and its session, or starts both for a new task.
 func (e *Engine) load(ctx context.Context, req Request) (state, error) {
-	tenant := req.Identity.TenantID
 	var st state
+	var err error
 	if req.TaskID == "" {
 		st.isNew = true
 		st.task = tasks.Task{
-			ID: uuid.NewString(), TenantID: tenant, UserID: req.Identity.UserID, URL: req.URL, Query: req.Query,
+			ID: uuid.NewString(), TenantID: req.Identity.TenantID, UserID: req.Identity.UserID, URL: req.URL, Query: req.Query,
 			Status: tasks.StatusActive,
 		}
-	} else {
-		t, err := e.Tasks.GetTask(ctx, tenant, req.TaskID)
-		// Another member's task is not found either, rather than failing later on its session:
-		// the answer must not tell that the id exists.
-		if errors.Is(err, tasks.ErrNotFound) || err == nil && t.UserID != req.Identity.UserID {
-			return st, ErrTaskNotFound
-		}
-		if err != nil {
-			return st, err
-		}
-		if t.Status != tasks.StatusActive {
-			return st, ErrTaskCompleted
-		}
-		if req.SessionID != "" && req.SessionID != t.SessionID {
-			return st, ErrSessionMismatch
-		}
-		if t.StepCount >= e.maxSteps() {
-			return st, e.failTooLong(ctx, t)
-		}
-		st.task = t
+	} else if st.task, err = e.loadTask(ctx, req); err != nil {
+		return st, err
 	}
-
 	sessionID := req.SessionID
 	if !st.isNew {
 		sessionID = st.task.SessionID
 	}
-	if sessionID == "" {
-		sess, err := chat.NewSession(tenant, req.Identity.UserID, st.task.ID, req.URL, req.Query, e.now())
-		if err != nil {
-			return st, err
-		}
-		st.session, st.newSession = sess, true
-	} else {
-		sess, err := e.Chat.GetSession(ctx, tenant, sessionID)
-		if errors.Is(err, chat.ErrNotFound) || err == nil && (sess.Archived || sess.UserID != req.Identity.UserID) {
-			return st, ErrSessionNotFound
-		}
-		if err != nil {
-			return st, err
-		}
-		st.session = sess
+	if st.session, st.newSession, err = e.loadSession(ctx, req, sessionID, st.task.ID); err != nil {
+		return st, err
 	}
 	st.task.SessionID = st.session.ID
 	return st, nil
+}
+
+// loadTask reads the user's active task the request continues.
+func (e *Engine) loadTask(ctx context.Context, req Request) (tasks.Task, error) {
+	t, err := e.Tasks.GetTask(ctx, req.Identity.TenantID, req.TaskID)
+	// Another member's task is not found either, rather than failing later on its session:
+	// the answer must not tell that the id exists.
+	if errors.Is(err, tasks.ErrNotFound) || err == nil && t.UserID != req.Identity.UserID {
+		return t, ErrTaskNotFound
+	}
+	switch {
+	case err != nil:
+		return t, err
+	case t.Status != tasks.StatusActive:
+		return t, ErrTaskCompleted
+	case req.SessionID != "" && req.SessionID != t.SessionID:
+		return t, ErrSessionMismatch
+	case t.StepCount >= e.maxSteps():
+		return t, e.failTooLong(ctx, t)
+	}
+	return t, nil
+}
+
+// loadSession reads the user's session (created when sessionID is "").
+func (e *Engine) loadSession(ctx context.Context, req Request, sessionID, taskID string) (_ chat.Session, created bool, _ error) {
+	if sessionID == "" {
+		sess, err := chat.NewSession(req.Identity.TenantID, req.Identity.UserID, taskID, req.URL, req.Query, e.now())
+		return sess, err == nil, err
+	}
+	sess, err := e.Chat.GetSession(ctx, req.Identity.TenantID, sessionID)
+	if errors.Is(err, chat.ErrNotFound) || err == nil && (sess.Archived || sess.UserID != req.Identity.UserID) {
+		return sess, false, ErrSessionNotFound
+	}
+	return sess, false, err
 }
 
 // failTooLong fails a task that reached its step limit (§4.4): the request that would be the
