@@ -64,6 +64,12 @@ var wiring = []string{
 	"shared/realtimeapp",         // the WebSocket API's functions and the publishers: the realtime store
 }
 
+// pageViewUsers are the packages outside the interact engine (shared/agent/...) that may import its
+// page view: the action cache keys and replays steps on that view for both engines, and the run
+// engine builds the view of a snapshot for it. Anything else that needs part of the view (the
+// token estimator, say) gets it from a leaf package.
+var pageViewUsers = []string{"shared/actioncache", "shared/runs"}
+
 type listed struct {
 	ImportPath string
 	Imports    []string
@@ -148,6 +154,8 @@ func TestDependenciesRunOneWay(t *testing.T) {
 				t.Errorf("%s imports the store %s: a domain package declares the interface it consumes", p.ImportPath, imp)
 			case strings.HasPrefix(p.ImportPath, "shared/runs") && imp == "shared/history":
 				t.Errorf("%s imports shared/history: the run API shares nothing with the interact history", p.ImportPath)
+			case imp == "shared/agent/page" && p.ImportPath != "shared/agent" && !strings.HasPrefix(p.ImportPath, "shared/agent/") && !slices.Contains(pageViewUsers, p.ImportPath):
+				t.Errorf("%s imports the interact engine's page view shared/agent/page: take what it needs from a leaf package (shared/tokens)", p.ImportPath)
 			}
 		}
 	}

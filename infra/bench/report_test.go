@@ -55,6 +55,7 @@ import (
 	"github.com/screenagent/backend/shared/sam"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
+	"github.com/screenagent/backend/shared/tokens"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
@@ -595,7 +596,7 @@ func (e *stepEnv) promptTokens(b *testing.B, n int) (est, exact, pageTokens int)
 	reqs := e.fakeLLM.Requests()
 	last := reqs[len(reqs)-1]
 	for _, m := range last.Messages {
-		est += page.EstimateTokens(m.Content)
+		est += tokens.Estimate(m.Content)
 		c, err := e.o200k.Count(m.Content)
 		if err != nil {
 			b.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/search"
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/tokens"
 )
 
 // Errors of the engine, mapped to the contract by the interact handler. Each means the request
@@ -405,7 +406,7 @@ func (in *interaction) debugData() map[string]any {
 	d, know := in.decision, in.know
 	return map[string]any{
 		"promptChars":          len(in.system) + len(in.user),
-		"promptTokensEstimate": page.EstimateTokens(in.system) + page.EstimateTokens(in.user),
+		"promptTokensEstimate": tokens.Estimate(in.system) + tokens.Estimate(in.user),
 		"promptTokensReported": d.usage.PromptTokens,
 		"completionTokens":     d.usage.CompletionTokens,
 		"pageTokens":           in.rendered.Tokens,
