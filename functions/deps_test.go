@@ -154,6 +154,8 @@ func TestDependenciesRunOneWay(t *testing.T) {
 				t.Errorf("%s imports the store %s: a domain package declares the interface it consumes", p.ImportPath, imp)
 			case strings.HasPrefix(p.ImportPath, "shared/runs") && imp == "shared/history":
 				t.Errorf("%s imports shared/history: the run API shares nothing with the interact history", p.ImportPath)
+			case strings.HasPrefix(imp, "infra/"):
+				t.Errorf("%s imports %s: shared code runs in the functions, and infra/ is tools and test support built on it", p.ImportPath, imp)
 			case imp == "shared/agent/page" && p.ImportPath != "shared/agent" && !strings.HasPrefix(p.ImportPath, "shared/agent/") && !slices.Contains(pageViewUsers, p.ImportPath):
 				t.Errorf("%s imports the interact engine's page view shared/agent/page: take what it needs from a leaf package (shared/tokens)", p.ImportPath)
 			}

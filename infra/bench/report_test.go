@@ -30,6 +30,7 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 
 	"github.com/screenagent/backend/infra/ddblocal"
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/infra/emulator"
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
@@ -43,7 +44,6 @@ import (
 	"github.com/screenagent/backend/shared/awsconfig"
 	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/config"
-	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/knowledge/retrieval"
 	"github.com/screenagent/backend/shared/llm"
