@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/shared/sam"
 )
@@ -86,5 +87,21 @@ func TestEnv(t *testing.T) {
 	// The configuration names are a contract between the template and the code (DESIGN.md).
 	if got, want := db.Env["TASKS_TABLE"], db.Tables["TasksTable"]; got == "" || got != want {
 		t.Errorf("Env[TASKS_TABLE] = %q, want %q", got, want)
+	}
+}
+
+func TestAttributeNames(t *testing.T) {
+	item := map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "p"},
+		"memory": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+			"recent": &types.AttributeValueMemberL{Value: []types.AttributeValue{
+				&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"index": &types.AttributeValueMemberN{Value: "1"}}},
+				&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"thought": &types.AttributeValueMemberS{Value: "t"}}},
+			}},
+		}},
+	}
+	want := []string{"PK", "memory", "memory.recent", "memory.recent[]", "memory.recent[].index", "memory.recent[].thought"}
+	if got := AttributeNames(item); !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }

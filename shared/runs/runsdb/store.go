@@ -215,6 +215,17 @@ type entryItem struct {
 	ExpiresAt      int64            `dynamodbav:"expiresAt"`
 }
 
+// entryOf is the item of run's entry e, written now.
+func (s *Store) entryOf(run runs.Run, e runs.Entry, now time.Time) entryItem {
+	return entryItem{
+		PK: RunPK(run.TenantID, run.ID), SK: stepSK(e.StepNumber), StepNumber: e.StepNumber, Action: e.Action, Tool: e.Tool, Tools: e.Tools,
+		Question: e.Question, Answer: e.Answer, Thought: e.Thought, Warning: e.Warning,
+		PreviousResult: e.PreviousResult, UserAnswer: e.UserAnswer, URL: e.URL, PageHash: e.PageHash, Model: e.Model,
+		Usage: e.Usage, LLMAttempts: e.LLMAttempts, LLMLatencyMs: e.LLMLatency.Milliseconds(),
+		CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: now.Add(s.Retention.EntryLifetime(run.MaxSteps)).Unix(),
+	}
+}
+
 func (i entryItem) entry() (runs.Entry, error) {
 	created, err := parseTime(i.CreatedAt)
 	if err != nil {
@@ -360,13 +371,7 @@ func (s *Store) Save(ctx context.Context, prev, next runs.Run, entry *runs.Entry
 		OnConditionFailed: runs.ErrConflict,
 	})
 	if entry != nil {
-		av, err := attributevalue.MarshalMap(entryItem{
-			PK: pk, SK: stepSK(entry.StepNumber), StepNumber: entry.StepNumber, Action: entry.Action, Tool: entry.Tool, Tools: entry.Tools,
-			Question: entry.Question, Answer: entry.Answer, Thought: entry.Thought, Warning: entry.Warning,
-			PreviousResult: entry.PreviousResult, UserAnswer: entry.UserAnswer, URL: entry.URL, PageHash: entry.PageHash, Model: entry.Model,
-			Usage: entry.Usage, LLMAttempts: entry.LLMAttempts, LLMLatencyMs: entry.LLMLatency.Milliseconds(),
-			CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: now.Add(s.Retention.EntryLifetime(next.MaxSteps)).Unix(),
-		})
+		av, err := attributevalue.MarshalMap(s.entryOf(next, *entry, now))
 		if err != nil {
 			return fmt.Errorf("encode step %d of run %s: %w", entry.StepNumber, next.ID, err)
 		}
