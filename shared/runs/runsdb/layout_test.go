@@ -1,6 +1,7 @@
 package runsdb
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -114,6 +115,64 @@ func TestStoredAttributeNames(t *testing.T) {
 	} {
 		if want := strings.Fields(tc.want); !slices.Equal(tc.got, want) {
 			t.Errorf("%s is stored as\n%s\nwant\n%s", tc.item, strings.Join(tc.got, " "), strings.Join(want, " "))
+		}
+	}
+}
+
+// TestItemsRoundTripRunAndEntry checks that a run header and an entry read back as the run and
+// entry they were made from, through DynamoDB's encoding, optional and empty parts included.
+func TestItemsRoundTripRunAndEntry(t *testing.T) {
+	s := &Store{table: "Tasks", Now: func() time.Time { return time.Date(2026, 3, 1, 10, 2, 0, 0, time.UTC) }, Retention: runs.DefaultRetention}
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	bare := runs.Run{
+		ID: "r2", TenantID: "ten-a", UserID: "u1", Task: "t", Mode: runs.Mode("autonomous"), Status: runs.Status("running"), MaxSteps: 10,
+		Reflections: []runs.Reflection{}, CreatedAt: t0, UpdatedAt: t0,
+	}
+	emptySnapshot := bare
+	emptySnapshot.CurrentSnapshot = &runs.Snapshot{URL: "https://a.example/", Elements: []runs.Element{{ID: "1", Tag: "a"}}}
+	for _, tc := range []struct {
+		name string
+		run  runs.Run
+	}{{"every field", fullRun()}, {"nothing optional", bare}, {"a bare snapshot", emptySnapshot}} {
+		av, err := attributevalue.MarshalMap(s.headerOf(tc.run))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var it headerItem
+		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+			t.Fatal(err)
+		}
+		got, err := it.run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tc.run) {
+			t.Errorf("run %s read back as\n%+v\nwant\n%+v", tc.name, got, tc.run)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		entry runs.Entry
+	}{
+		{"every field", fullEntry()},
+		{"nothing optional", runs.Entry{StepNumber: 1, Action: "observe", CreatedAt: s.now()}},
+	} {
+		av, err := attributevalue.MarshalMap(s.entryOf(fullRun(), tc.entry, s.now()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var it entryItem
+		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+			t.Fatal(err)
+		}
+		got, err := it.entry()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tc.entry
+		want.CreatedAt = s.now()
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("entry %s read back as\n%+v\nwant\n%+v", tc.name, got, want)
 		}
 	}
 }

@@ -1,12 +1,15 @@
 package tasksdb
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/screenagent/backend/infra/dynamotest"
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/trust"
 )
@@ -127,6 +130,101 @@ func TestStoredAttributeNames(t *testing.T) {
 	} {
 		if want := strings.Fields(tc.want); !slices.Equal(tc.got, want) {
 			t.Errorf("%s is stored as\n%s\nwant\n%s", tc.item, strings.Join(tc.got, " "), strings.Join(want, " "))
+		}
+	}
+}
+
+// roundTrip stores a record as an attribute and reads it back.
+func roundTrip[R any](t *testing.T, r R) R {
+	t.Helper()
+	av, err := attributevalue.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back R
+	if err := attributevalue.Unmarshal(av, &back); err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
+// TestRecordsRoundTripTheDomainValues checks that each record gives back the domain value it was
+// made from, through DynamoDB's encoding, optional and empty parts included.
+func TestRecordsRoundTripTheDomainValues(t *testing.T) {
+	full := fullMemory()
+	onlyPlan := tasks.Memory{Plan: &tasks.Plan{Steps: []tasks.PlanStep{{Description: "look", Status: tasks.PlanPending}}}}
+	unreported := tasks.Memory{Recent: []tasks.Brief{{Index: 0, Action: "click(1)"}}, Secrets: trust.Secrets{Key: []byte("k")}}
+	for _, tc := range []struct {
+		name string
+		in   tasks.Memory
+	}{{"every field", full}, {"empty", tasks.Memory{}}, {"a plan only", onlyPlan}, {"a step without a report", unreported}} {
+		if got := roundTrip(t, memoryOf(tc.in)).memory(); !reflect.DeepEqual(got, tc.in) {
+			t.Errorf("memory %s: got %+v, want %+v", tc.name, got, tc.in)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		in   *tasks.Report
+	}{{"every field", fullReport()}, {"success", &tasks.Report{Status: "success"}}, {"none", nil}} {
+		got := dynamo.Optional(roundTrip(t, dynamo.Optional(tc.in, reportOf)), reportRecord.report)
+		if !reflect.DeepEqual(got, tc.in) {
+			t.Errorf("report %s: got %+v, want %+v", tc.name, got, tc.in)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		in   *tasks.Expectation
+	}{{"every field", fullExpectation()}, {"a description only", &tasks.Expectation{Description: "x"}}, {"none", nil}} {
+		got := dynamo.Optional(roundTrip(t, dynamo.Optional(tc.in, expectationOf)), expectationRecord.expectation)
+		if !reflect.DeepEqual(got, tc.in) {
+			t.Errorf("expectation %s: got %+v, want %+v", tc.name, got, tc.in)
+		}
+	}
+}
+
+// TestItemsRoundTripTaskAndStep reads back the task header and step items a step writes.
+func TestItemsRoundTripTaskAndStep(t *testing.T) {
+	s := &Store{table: "Tasks", Now: func() time.Time { return time.Date(2026, 3, 1, 10, 2, 0, 0, time.UTC) }, Retention: tasks.DefaultRetention}
+	bare := tasks.Task{ID: "t2", TenantID: "ten-a", UserID: "u1", SessionID: "s1", URL: "https://a.example/", Query: "q", Status: tasks.StatusActive}
+	for _, tc := range []struct {
+		name string
+		task tasks.Task
+		step tasks.Step
+	}{
+		{"every field", fullTask(), fullStep()},
+		{"a first step with nothing optional", bare, tasks.Step{Index: 0, Thought: "t", Action: "click(1)", URL: "https://a.example/"}},
+	} {
+		items, err := s.StepItems(tc.task, tc.task.StepCount == 0, tc.step, tasks.StatusActive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var header taskItem
+		var step stepItem
+		if err := attributevalue.UnmarshalMap(items[0].Write.Put.Item, &header); err != nil {
+			t.Fatal(err)
+		}
+		if err := attributevalue.UnmarshalMap(items[1].Write.Put.Item, &step); err != nil {
+			t.Fatal(err)
+		}
+		gotTask, err := header.task()
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotStep, err := step.step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// What the store sets itself: the step count, the status and the times.
+		wantTask := tc.task
+		wantTask.StepCount++
+		wantTask.CreatedAt, wantTask.UpdatedAt = gotTask.CreatedAt, gotTask.UpdatedAt
+		wantStep := tc.step
+		wantStep.CreatedAt = gotStep.CreatedAt
+		if !reflect.DeepEqual(gotTask, wantTask) {
+			t.Errorf("%s: task read back as %+v, want %+v", tc.name, gotTask, wantTask)
+		}
+		if !reflect.DeepEqual(gotStep, wantStep) {
+			t.Errorf("%s: step read back as %+v, want %+v", tc.name, gotStep, wantStep)
 		}
 	}
 }

@@ -446,7 +446,7 @@ func TestCorruptTimestampIsAnError(t *testing.T) {
 	}
 	for _, sk := range []string{HeaderSK, stepSK(0)} {
 		_, err := f.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: aws.String(f.db.Tables["TasksTable"]), Key: keyOf(TaskPK("ten-a", "t1"), sk),
+			TableName: aws.String(f.db.Tables["TasksTable"]), Key: dynamo.Key(TaskPK("ten-a", "t1"), sk),
 			UpdateExpression:          aws.String("SET createdAt = :bad"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":bad": &types.AttributeValueMemberS{Value: "yesterday"}},
 		})
