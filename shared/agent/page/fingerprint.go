@@ -4,11 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
-	"strings"
 )
-
-// maxDiffItems bounds each list of a Diff; the counts say how many there were.
-const maxDiffItems = 20
 
 // signature identifies an element across steps without its id, which the extension may
 // renumber: its tag, what names it, the attributes that say what it does, and a hash of
@@ -78,75 +74,4 @@ func (p *Page) Fingerprint() string {
 		write("\x02" + t)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-// Changes is the evidence of what an action changed, for verification: computed from the
-// pages alone, before any model judges it.
-type Changes struct {
-	TitleChanged  bool
-	TitleBefore   string
-	TitleAfter    string
-	Added         []string // elements that appeared, as `button "Load more"` (no id), at most 20
-	Removed       []string // elements that vanished, at most 20
-	AddedCount    int
-	RemovedCount  int
-	Appeared      []string // lines of text that appeared, at most 20, each at most 200 runes
-	Vanished      []string // lines of text that vanished, at most 20
-	AppearedCount int
-	VanishedCount int
-	// Unchanged is true when the pages show the same (equal fingerprints).
-	Unchanged bool
-}
-
-// Diff compares the previous step's page with the current one; either may be nil (no page).
-func Diff(prev, cur *Page) Changes {
-	if prev == nil {
-		prev = &Page{}
-	}
-	if cur == nil {
-		cur = &Page{}
-	}
-	d := Changes{TitleBefore: prev.title, TitleAfter: cur.title, TitleChanged: prev.title != cur.title}
-	d.Unchanged = prev.Fingerprint() == cur.Fingerprint()
-	if d.Unchanged {
-		return d
-	}
-	describe := func(e Element) string {
-		s := formatElement(e, true)
-		return s[strings.IndexByte(s, ' ')+1:]
-	}
-	before, after := make([]string, len(prev.elements)), make([]string, len(cur.elements))
-	for i, e := range prev.elements {
-		before[i] = describe(e)
-	}
-	for i, e := range cur.elements {
-		after[i] = describe(e)
-	}
-	d.Added, d.AddedCount = missingFrom(after, before)
-	d.Removed, d.RemovedCount = missingFrom(before, after)
-	d.Appeared, d.AppearedCount = missingFrom(cur.texts, prev.texts)
-	d.Vanished, d.VanishedCount = missingFrom(prev.texts, cur.texts)
-	return d
-}
-
-// missingFrom returns the items of a that b lacks (counting repeats), the first
-// maxDiffItems of them cut to maxElementText runes, and how many there are.
-func missingFrom(a, b []string) ([]string, int) {
-	have := make(map[string]int, len(b))
-	for _, s := range b {
-		have[s]++
-	}
-	var out []string
-	n := 0
-	for _, s := range a {
-		if have[s] > 0 {
-			have[s]--
-			continue
-		}
-		n++
-		if len(out) < maxDiffItems {
-			out = append(out, cutRunes(s, maxElementText))
-		}
-	}
-	return out, n
 }
