@@ -680,7 +680,7 @@ func (e *stepEnv) runFigures(b *testing.B) (Timing, StepUnits) {
 	runID := ""
 	for i := range runSteps {
 		if i%stepsPerRun == 0 {
-			start, err := e.runs.Start(context.Background(), e.tenant, e.user, "Add the cheapest steel water bottle to the cart", runs.ModeAutonomous, "", "", nil, nil)
+			start, err := e.runs.Start(context.Background(), runs.StartRequest{TenantID: e.tenant, UserID: e.user, Task: "Add the cheapest steel water bottle to the cart", Mode: runs.ModeAutonomous})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -46,7 +46,7 @@ const teapotTask = "Open the Blue teapot and buy it"
 // playRun runs the task over the pages (observe first) and returns the answers.
 func (f *fixture) playRun(t *testing.T, mode runs.Mode, pages ...*runs.Snapshot) []runs.StepResponse {
 	t.Helper()
-	start, err := f.svc.Start(context.Background(), "ten-a", "u-1", teapotTask, mode, "", "", nil, nil)
+	start, err := f.svc.Start(context.Background(), runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: teapotTask, Mode: mode})
 	if err != nil {
 		t.Fatal(err)
 	}

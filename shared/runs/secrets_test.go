@@ -115,7 +115,7 @@ func TestTypeWithNamedSecret(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
-			resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "Sign in to the CRM", runs.ModeAutonomous, "", "", held, nil)
+			resp, err := f.svc.Start(context.Background(), runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: "Sign in to the CRM", Mode: runs.ModeAutonomous, SecretNames: held})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,7 +16,7 @@ func TestPasswordsGivenInWordsAreMaskedOnceTyped(t *testing.T) {
 	const first, second = "s3cret-pass-1", "n3w-pass-22"
 	f := newFixture(t)
 	ctx := context.Background()
-	started, err := f.svc.Start(ctx, "ten-a", "u-1", "Sign in with the password "+first, runs.ModeAutonomous, "", "", nil, nil)
+	started, err := f.svc.Start(ctx, runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: "Sign in with the password " + first, Mode: runs.ModeAutonomous})
 	if err != nil {
 		t.Fatal(err)
 	}

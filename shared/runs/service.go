@@ -8,15 +8,12 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
-	"github.com/screenagent/backend/shared/actionbatch"
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/trust"
 	"github.com/screenagent/backend/shared/trust/gate"
-	"github.com/screenagent/backend/shared/usertime"
 )
 
 // Store keeps runs: a header per run and its history entries.
@@ -99,9 +96,6 @@ const (
 // MaxTask bounds a run's task, in characters.
 const MaxTask = 10_000
 
-// maxAnswerText bounds the user's text answer, in characters.
-const maxAnswerText = 2_000
-
 // maxReplyTokens bounds the model's reply: one JSON object.
 const maxReplyTokens = 1024
 
@@ -126,41 +120,33 @@ func orDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
+// StartRequest is one POST /agent/run/start, checked by the run API's edge (runapi.DecodeStart).
+type StartRequest struct {
+	TenantID string
+	UserID   string
+	Task     string
+	Mode     Mode
+	// Timezone and Locale are the user's, canonical ("" when not given).
+	Timezone    string
+	Locale      string
+	SecretNames []trust.NamedSecret
+	// Batch: the client declared the actionBatch capability.
+	Batch bool
+}
+
 // Start creates a run for the tenant's user. An empty mode is careful: the gate is on unless
 // the client asks for autonomy.
-func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode Mode, timezone, locale string, secrets []trust.NamedSecret, capabilities []string) (StartResponse, error) {
-	task = strings.TrimSpace(task)
-	switch {
-	case task == "":
-		return StartResponse{}, invalid("task", "is required")
-	case utf8.RuneCountInString(task) > MaxTask:
-		return StartResponse{}, invalid("task", "must be at most %d characters", MaxTask)
-	}
-	switch mode {
-	case "":
-		mode = ModeCareful
-	case ModeAutonomous, ModeCareful:
-	default:
-		return StartResponse{}, invalid("mode", "must be autonomous or careful")
-	}
-	clock, err := usertime.Parse(timezone, locale)
-	switch {
-	case errors.Is(err, usertime.ErrTimezone):
-		return StartResponse{}, invalid("timezone", "%s", err.Error())
-	case err != nil:
-		return StartResponse{}, invalid("locale", "%s", err.Error())
-	}
-	batch, err := actionbatch.Declared(capabilities)
-	if err != nil {
-		return StartResponse{}, invalid("capabilities", "%s", err.Error())
+func (s *Service) Start(ctx context.Context, req StartRequest) (StartResponse, error) {
+	if req.Mode == "" {
+		req.Mode = ModeCareful
 	}
 	maxSteps := s.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
 	}
 	run, err := s.Store.Create(ctx, Run{
-		ID: uuid.NewString(), TenantID: tenantID, UserID: userID, Task: task, Mode: mode,
-		Status: StatusCreated, MaxSteps: maxSteps, Timezone: clock.Name(), Locale: clock.Locale, SecretNames: secrets, Batch: batch,
+		ID: uuid.NewString(), TenantID: req.TenantID, UserID: req.UserID, Task: req.Task, Mode: req.Mode,
+		Status: StatusCreated, MaxSteps: maxSteps, Timezone: req.Timezone, Locale: req.Locale, SecretNames: req.SecretNames, Batch: req.Batch,
 	})
 	if err != nil {
 		return StartResponse{}, err
@@ -251,10 +237,7 @@ type AnswerRequest struct {
 // continues with the next action: the call the security gate held, or observe after the model's
 // own question, so the next step sees the page again; a text answer reaches the next prompt.
 func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, error) {
-	text := strings.TrimSpace(req.Answer)
-	if n := utf8.RuneCountInString(text); n > maxAnswerText {
-		return StepResponse{}, invalid("answer", "must be at most %d characters", maxAnswerText)
-	}
+	text := req.Answer
 	run, err := s.load(ctx, req.TenantID, req.UserID, req.RunID)
 	if err != nil {
 		return StepResponse{}, err

@@ -45,7 +45,7 @@ func newFixture(t *testing.T) *fixture {
 
 func (f *fixture) start(t *testing.T, mode runs.Mode) string {
 	t.Helper()
-	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "Find pricing information", mode, "", "", nil, nil)
+	resp, err := f.svc.Start(context.Background(), runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: "Find pricing information", Mode: mode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,27 +123,9 @@ func TestStepFlowToFinish(t *testing.T) {
 	}
 }
 
-func TestStartValidates(t *testing.T) {
+func TestStartWithoutAModeIsCareful(t *testing.T) {
 	f := newFixture(t)
-	cases := []struct {
-		name, task string
-		mode       runs.Mode
-		field      string
-	}{
-		{"missing task", "  ", runs.ModeCareful, "task"},
-		{"task too long", strings.Repeat("t", runs.MaxTask+1), runs.ModeCareful, "task"},
-		{"invalid mode", "t", "reckless", "mode"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := f.svc.Start(context.Background(), "ten-a", "u-1", tc.task, tc.mode, "", "", nil, nil)
-			var ve *runs.ValidationError
-			if !errors.As(err, &ve) || ve.Field != tc.field {
-				t.Errorf("Start() error = %v, want a ValidationError on %s", err, tc.field)
-			}
-		})
-	}
-	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "t", "", "", "", nil, nil)
+	resp, err := f.svc.Start(context.Background(), runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
