@@ -1,7 +1,9 @@
 package dynamotest
 
 import (
+	"reflect"
 	"slices"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -35,4 +37,43 @@ func AttributeNames(item map[string]types.AttributeValue) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// Unset lists the exported fields v leaves at their zero value, followed into structs, pointers
+// to structs and the first element of slices (`Task.Memory.Recent[0].Result`); a struct type is
+// checked where it first occurs, so recursive and repeated types are checked once. A store's
+// round-trip test builds a value with every field set and checks this is empty: a field added to
+// a domain type then fails the test until the store's record carries it too.
+func Unset(v any) []string {
+	var out []string
+	seen := map[reflect.Type]bool{}
+	var walk func(path string, v reflect.Value)
+	walk = func(path string, v reflect.Value) {
+		switch {
+		case v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct:
+			walk(path, v.Elem())
+			return
+		case v.Kind() == reflect.Slice && v.Len() > 0:
+			walk(path+"[0]", v.Index(0))
+			return
+		case v.Kind() == reflect.Struct && v.Type() != reflect.TypeFor[time.Time]():
+			t := v.Type()
+			if seen[t] {
+				return
+			}
+			seen[t] = true
+			for i := range t.NumField() {
+				if f := t.Field(i); f.IsExported() {
+					walk(path+"."+f.Name, v.Field(i))
+				}
+			}
+			return
+		}
+		if v.IsZero() {
+			out = append(out, path)
+		}
+	}
+	val := reflect.ValueOf(v)
+	walk(val.Type().Name(), val)
+	return out
 }

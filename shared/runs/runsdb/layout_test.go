@@ -24,7 +24,7 @@ func fullSnapshot() *runs.Snapshot {
 			ID: "e1", Tag: "button", Role: "button", Text: "Add", AriaLabel: "Add to cart", Placeholder: "qty", Type: "submit",
 			Value: "1", Href: "/cart", Disabled: true, Name: "add", BBox: &runs.BBox{X: 1, Y: 2, Width: 3, Height: 4},
 			Label: "Quantity", Checked: boolPtr(true), Selected: boolPtr(false), Pressed: boolPtr(true), Expanded: boolPtr(false),
-			Options: []string{"1", "2"}, Context: "Blue socks 12 EUR",
+			Options: []string{"1", "2"}, Context: "Blue socks 12 EUR", Autocomplete: "one-time-code", InputMode: "numeric", MaxLength: 6, Masked: true,
 		}},
 	}
 }
@@ -36,14 +36,14 @@ func fullTool() runs.Tool {
 
 // fullResult sets every field of a result, a batch's parts included.
 func fullResult() *runs.Result {
-	return &runs.Result{Success: false, Message: "clicked", Error: "not found", Skipped: true, Parts: []runs.Result{{Success: true, Message: "typed"}}}
+	return &runs.Result{Success: true, Message: "clicked", Error: "not found", Skipped: true, Parts: []runs.Result{{Success: true, Message: "typed"}}}
 }
 
 func fullRun() runs.Run {
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	return runs.Run{
 		ID: "r1", TenantID: "ten-a", UserID: "u1", Task: "buy socks", Mode: runs.Mode("careful"), Status: runs.Status("waiting_user"),
-		CurrentStep: 3, MaxSteps: 30, PendingQuestion: "Pay?", PendingTool: &runs.Tool{Name: "click", ID: "e2"}, PendingConfirmation: "c1",
+		CurrentStep: 3, MaxSteps: 30, PendingQuestion: "Pay?", PendingTool: new(fullTool()), PendingConfirmation: "c1",
 		PendingTools: []runs.Tool{fullTool()}, Batch: true, CurrentSnapshot: fullSnapshot(),
 		Reflections: []runs.Reflection{{
 			StepNumber: 5, StepsAnalyzed: 5, Observes: 1, Errors: 2, Successes: 3, ActionDiversity: 0.4, Efficiency: runs.EfficiencyHigh,
@@ -58,7 +58,7 @@ func fullRun() runs.Run {
 
 func fullEntry() runs.Entry {
 	return runs.Entry{
-		StepNumber: 3, Action: "type", Tool: &runs.Tool{Name: "type", ID: "e1", Text: "socks"}, Tools: []runs.Tool{fullTool()},
+		StepNumber: 3, Action: "type", Tool: new(fullTool()), Tools: []runs.Tool{fullTool()},
 		Question: "Pay?", Answer: "done", Thought: "type the query", Warning: "payment", PreviousResult: fullResult(),
 		UserAnswer: &runs.UserAnswer{Approved: true, Text: "yes", UserID: "u1"}, URL: "https://shop.example/", PageHash: "h1", Model: "gpt",
 		Usage: runs.Usage{PromptTokens: 100, CompletionTokens: 20}, LLMAttempts: 2, LLMLatency: 1500 * time.Millisecond,
@@ -69,6 +69,11 @@ func fullEntry() runs.Entry {
 // TestStoredAttributeNames pins what the items are stored as: items already in the table must
 // still read, so a record's attribute names change only with a migration.
 func TestStoredAttributeNames(t *testing.T) {
+	for _, v := range []any{fullRun(), fullEntry()} {
+		if unset := dynamotest.Unset(v); len(unset) > 0 {
+			t.Fatalf("the full values leave %v unset: set them here, and store them in the records", unset)
+		}
+	}
 	s := &Store{table: "Tasks", Now: func() time.Time { return time.Date(2026, 3, 1, 10, 2, 0, 0, time.UTC) }, Retention: runs.DefaultRetention}
 	header, err := attributevalue.MarshalMap(s.headerOf(fullRun()))
 	if err != nil {
@@ -85,33 +90,36 @@ func TestStoredAttributeNames(t *testing.T) {
 	}{
 		{"run header", dynamotest.AttributeNames(header), `GSI2PK GSI2SK PK SK approvedSecretType approvedSecretType.id approvedSecretType.name approvedSecretType.secret
 			batch cacheTrail createdAt currentSnapshot currentSnapshot.elements currentSnapshot.elements[]
-			currentSnapshot.elements[].ariaLabel currentSnapshot.elements[].bbox currentSnapshot.elements[].bbox.height
-			currentSnapshot.elements[].bbox.width currentSnapshot.elements[].bbox.x currentSnapshot.elements[].bbox.y
-			currentSnapshot.elements[].checked currentSnapshot.elements[].context currentSnapshot.elements[].disabled
-			currentSnapshot.elements[].expanded currentSnapshot.elements[].href currentSnapshot.elements[].id
-			currentSnapshot.elements[].label currentSnapshot.elements[].name currentSnapshot.elements[].options
-			currentSnapshot.elements[].options[] currentSnapshot.elements[].placeholder currentSnapshot.elements[].pressed
-			currentSnapshot.elements[].role currentSnapshot.elements[].selected currentSnapshot.elements[].tag
-			currentSnapshot.elements[].text currentSnapshot.elements[].type currentSnapshot.elements[].value
-			currentSnapshot.timestamp currentSnapshot.title currentSnapshot.url currentSnapshot.visibleText currentStep
-			error expiresAt lastAnswer lastAnswer.approved lastAnswer.text lastAnswer.userId lastResult lastResult.error
-			lastResult.message lastResult.parts lastResult.parts[] lastResult.parts[].message lastResult.parts[].success
-			lastResult.skipped lastResult.success locale maxSteps mode pendingConfirmation pendingQuestion pendingTool
-			pendingTool.id pendingTool.name pendingTools pendingTools[] pendingTools[].deltaY pendingTools[].id
-			pendingTools[].key pendingTools[].name pendingTools[].secret pendingTools[].submit pendingTools[].text
-			pendingTools[].url reflections reflections[] reflections[].actionDiversity reflections[].createdAt
-			reflections[].efficiency reflections[].errors reflections[].issues reflections[].issues[]
-			reflections[].observes reflections[].shouldAdjust reflections[].stepNumber reflections[].stepsAnalyzed
-			reflections[].successes reflections[].suggestions reflections[].suggestions[] result runId secretNames
-			secretNames[] secretNames[].name secretNames[].origin secrets secrets.key secrets.typed secrets.typed[]
-			secrets.typed[].len secrets.typed[].sum status task tenantId timezone updatedAt userId`},
+			currentSnapshot.elements[].ariaLabel currentSnapshot.elements[].autocomplete currentSnapshot.elements[].bbox
+			currentSnapshot.elements[].bbox.height currentSnapshot.elements[].bbox.width currentSnapshot.elements[].bbox.x
+			currentSnapshot.elements[].bbox.y currentSnapshot.elements[].checked currentSnapshot.elements[].context
+			currentSnapshot.elements[].disabled currentSnapshot.elements[].expanded currentSnapshot.elements[].href
+			currentSnapshot.elements[].id currentSnapshot.elements[].inputMode currentSnapshot.elements[].label
+			currentSnapshot.elements[].masked currentSnapshot.elements[].maxLength currentSnapshot.elements[].name
+			currentSnapshot.elements[].options currentSnapshot.elements[].options[] currentSnapshot.elements[].placeholder
+			currentSnapshot.elements[].pressed currentSnapshot.elements[].role currentSnapshot.elements[].selected
+			currentSnapshot.elements[].tag currentSnapshot.elements[].text currentSnapshot.elements[].type
+			currentSnapshot.elements[].value currentSnapshot.timestamp currentSnapshot.title currentSnapshot.url
+			currentSnapshot.visibleText currentStep error expiresAt lastAnswer lastAnswer.approved lastAnswer.text
+			lastAnswer.userId lastResult lastResult.error lastResult.message lastResult.parts lastResult.parts[]
+			lastResult.parts[].message lastResult.parts[].success lastResult.skipped lastResult.success locale maxSteps
+			mode pendingConfirmation pendingQuestion pendingTool pendingTool.deltaY pendingTool.id pendingTool.key
+			pendingTool.name pendingTool.secret pendingTool.submit pendingTool.text pendingTool.url pendingTools
+			pendingTools[] pendingTools[].deltaY pendingTools[].id pendingTools[].key pendingTools[].name
+			pendingTools[].secret pendingTools[].submit pendingTools[].text pendingTools[].url reflections reflections[]
+			reflections[].actionDiversity reflections[].createdAt reflections[].efficiency reflections[].errors
+			reflections[].issues reflections[].issues[] reflections[].observes reflections[].shouldAdjust
+			reflections[].stepNumber reflections[].stepsAnalyzed reflections[].successes reflections[].suggestions
+			reflections[].suggestions[] result runId secretNames secretNames[] secretNames[].name secretNames[].origin
+			secrets secrets.key secrets.typed secrets.typed[] secrets.typed[].len secrets.typed[].sum status task tenantId
+			timezone updatedAt userId`},
 		{"entry", dynamotest.AttributeNames(entry), `PK SK action answer createdAt expiresAt llmAttempts llmLatencyMs model pageHash previousResult
 			previousResult.error previousResult.message previousResult.parts previousResult.parts[]
 			previousResult.parts[].message previousResult.parts[].success previousResult.skipped previousResult.success
-			question stepNumber thought tool tool.id tool.name tool.text tools tools[] tools[].deltaY tools[].id
-			tools[].key tools[].name tools[].secret tools[].submit tools[].text tools[].url url usage
-			usage.completionTokens usage.promptTokens userAnswer userAnswer.approved userAnswer.text userAnswer.userId
-			warning`},
+			question stepNumber thought tool tool.deltaY tool.id tool.key tool.name tool.secret tool.submit tool.text
+			tool.url tools tools[] tools[].deltaY tools[].id tools[].key tools[].name tools[].secret tools[].submit
+			tools[].text tools[].url url usage usage.completionTokens usage.promptTokens userAnswer userAnswer.approved
+			userAnswer.text userAnswer.userId warning`},
 	} {
 		if want := strings.Fields(tc.want); !slices.Equal(tc.got, want) {
 			t.Errorf("%s is stored as\n%s\nwant\n%s", tc.item, strings.Join(tc.got, " "), strings.Join(want, " "))

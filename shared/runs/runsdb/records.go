@@ -48,6 +48,11 @@ type elementRecord struct {
 	Expanded    *bool       `dynamodbav:"expanded,omitempty"`
 	Options     []string    `dynamodbav:"options,omitempty"`
 	Context     string      `dynamodbav:"context,omitempty"`
+	// What tells a secret field in any language (trust.SecretFields).
+	Autocomplete string `dynamodbav:"autocomplete,omitempty"`
+	InputMode    string `dynamodbav:"inputMode,omitempty"`
+	MaxLength    int    `dynamodbav:"maxLength,omitempty"`
+	Masked       bool   `dynamodbav:"masked,omitempty"`
 }
 
 func elementOf(e runs.Element) elementRecord {
@@ -56,6 +61,7 @@ func elementOf(e runs.Element) elementRecord {
 		Value: e.Value, Href: e.Href, Disabled: e.Disabled, Name: e.Name,
 		BBox:  dynamo.Optional(e.BBox, func(b runs.BBox) bboxRecord { return bboxRecord(b) }),
 		Label: e.Label, Checked: e.Checked, Selected: e.Selected, Pressed: e.Pressed, Expanded: e.Expanded, Options: e.Options, Context: e.Context,
+		Autocomplete: e.Autocomplete, InputMode: e.InputMode, MaxLength: e.MaxLength, Masked: e.Masked,
 	}
 }
 
@@ -65,6 +71,7 @@ func (r elementRecord) element() runs.Element {
 		Value: r.Value, Href: r.Href, Disabled: r.Disabled, Name: r.Name,
 		BBox:  dynamo.Optional(r.BBox, func(b bboxRecord) runs.BBox { return runs.BBox(b) }),
 		Label: r.Label, Checked: r.Checked, Selected: r.Selected, Pressed: r.Pressed, Expanded: r.Expanded, Options: r.Options, Context: r.Context,
+		Autocomplete: r.Autocomplete, InputMode: r.InputMode, MaxLength: r.MaxLength, Masked: r.Masked,
 	}
 }
 

@@ -29,7 +29,7 @@ func fullExpectation() *tasks.Expectation {
 func fullReport() *tasks.Report {
 	e := &tasks.ActionError{Message: "not found", Code: "ELEMENT_NOT_FOUND", Action: "click(3)", ElementID: intPtr(3)}
 	return &tasks.Report{Status: "failure", Error: e, Results: []tasks.ActionResult{
-		{Action: "setValue(2, \"x\")", Status: "success"}, {Action: "click(3)", Status: "failure", Error: e},
+		{Action: "click(3)", Status: "failure", Error: e}, {Action: "setValue(2, \"x\")", Status: "success"},
 	}}
 }
 
@@ -45,8 +45,8 @@ func fullMemory() tasks.Memory {
 		Pending:  "Which size?", Page: []byte{1, 2}, LoginPage: []byte{3},
 		Searches: []tasks.SearchNote{{Query: "socks", Summary: "three shops"}},
 		Plan: &tasks.Plan{Steps: []tasks.PlanStep{{
-			Description: "find socks", Status: tasks.PlanInProgress, Condition: "in stock", OnTrue: tasks.BranchContinue, OnFalse: tasks.BranchStop, Taken: "true",
-		}}, Current: 0, Revision: 2},
+			Description: "find socks", Status: tasks.PlanDone, Condition: "in stock", OnTrue: tasks.BranchContinue, OnFalse: tasks.BranchStop, Taken: "true",
+		}, {Description: "pay", Status: tasks.PlanInProgress}}, Current: 1, Revision: 2},
 		Variables: map[string]string{"price": "12 EUR"}, Expected: fullExpectation(), Corrections: 1, Held: "click(5)",
 		Secrets:     trust.Secrets{Key: []byte("key"), Typed: []trust.Typed{{Sum: "abc", Len: 8}}},
 		SecretNames: []trust.NamedSecret{{Name: "crm_password", Origin: "crm.example.com"}}, Cache: []byte{9},
@@ -74,6 +74,11 @@ func fullStep() tasks.Step {
 // TestStoredAttributeNames pins what the items are stored as: items already in the table must
 // still read, so a record's attribute names change only with a migration.
 func TestStoredAttributeNames(t *testing.T) {
+	for _, v := range []any{fullTask(), fullStep()} {
+		if unset := dynamotest.Unset(v); len(unset) > 0 {
+			t.Fatalf("the full values leave %v unset: set them here, and store them in the records", unset)
+		}
+	}
 	s := &Store{table: "Tasks", Now: func() time.Time { return time.Date(2026, 3, 1, 10, 2, 0, 0, time.UTC) }, Retention: tasks.DefaultRetention}
 	steps, err := s.StepItems(fullTask(), false, fullStep(), tasks.StatusCompleted)
 	if err != nil {
