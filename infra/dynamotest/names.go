@@ -3,8 +3,10 @@ package dynamotest
 import (
 	"reflect"
 	"slices"
+	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -76,4 +78,19 @@ func Unset(v any) []string {
 	val := reflect.ValueOf(v)
 	walk(val.Type().Name(), val)
 	return out
+}
+
+// RoundTrip stores a record as an attribute and reads it back, as a store's round-trip test does
+// between its conversions.
+func RoundTrip[R any](t testing.TB, r R) R {
+	t.Helper()
+	av, err := attributevalue.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back R
+	if err := attributevalue.Unmarshal(av, &back); err != nil {
+		t.Fatal(err)
+	}
+	return back
 }

@@ -139,20 +139,6 @@ func TestStoredAttributeNames(t *testing.T) {
 	}
 }
 
-// roundTrip stores a record as an attribute and reads it back.
-func roundTrip[R any](t *testing.T, r R) R {
-	t.Helper()
-	av, err := attributevalue.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back R
-	if err := attributevalue.Unmarshal(av, &back); err != nil {
-		t.Fatal(err)
-	}
-	return back
-}
-
 // TestRecordsRoundTripTheDomainValues checks that each record gives back the domain value it was
 // made from, through DynamoDB's encoding, optional and empty parts included.
 func TestRecordsRoundTripTheDomainValues(t *testing.T) {
@@ -163,7 +149,7 @@ func TestRecordsRoundTripTheDomainValues(t *testing.T) {
 		name string
 		in   tasks.Memory
 	}{{"every field", full}, {"empty", tasks.Memory{}}, {"a plan only", onlyPlan}, {"a step without a report", unreported}} {
-		if got := roundTrip(t, memoryOf(tc.in)).memory(); !reflect.DeepEqual(got, tc.in) {
+		if got := dynamotest.RoundTrip(t, memoryOf(tc.in)).memory(); !reflect.DeepEqual(got, tc.in) {
 			t.Errorf("memory %s: got %+v, want %+v", tc.name, got, tc.in)
 		}
 	}
@@ -171,7 +157,7 @@ func TestRecordsRoundTripTheDomainValues(t *testing.T) {
 		name string
 		in   *tasks.Report
 	}{{"every field", fullReport()}, {"success", &tasks.Report{Status: "success"}}, {"none", nil}} {
-		got := dynamo.Optional(roundTrip(t, dynamo.Optional(tc.in, reportOf)), reportRecord.report)
+		got := dynamo.Optional(dynamotest.RoundTrip(t, dynamo.Optional(tc.in, reportOf)), reportRecord.report)
 		if !reflect.DeepEqual(got, tc.in) {
 			t.Errorf("report %s: got %+v, want %+v", tc.name, got, tc.in)
 		}
@@ -180,7 +166,7 @@ func TestRecordsRoundTripTheDomainValues(t *testing.T) {
 		name string
 		in   *tasks.Expectation
 	}{{"every field", fullExpectation()}, {"a description only", &tasks.Expectation{Description: "x"}}, {"none", nil}} {
-		got := dynamo.Optional(roundTrip(t, dynamo.Optional(tc.in, expectationOf)), expectationRecord.expectation)
+		got := dynamo.Optional(dynamotest.RoundTrip(t, dynamo.Optional(tc.in, expectationOf)), expectationRecord.expectation)
 		if !reflect.DeepEqual(got, tc.in) {
 			t.Errorf("expectation %s: got %+v, want %+v", tc.name, got, tc.in)
 		}

@@ -4,24 +4,9 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/trust"
 )
-
-// roundTrip stores v as a record's attribute does and reads it back.
-func roundTrip[R any](t *testing.T, r R) R {
-	t.Helper()
-	av, err := attributevalue.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back R
-	if err := attributevalue.Unmarshal(av, &back); err != nil {
-		t.Fatal(err)
-	}
-	return back
-}
 
 func TestSecretsRoundTrip(t *testing.T) {
 	tests := []struct {
@@ -33,7 +18,7 @@ func TestSecretsRoundTrip(t *testing.T) {
 		{"typed", trust.Secrets{Key: []byte("k"), Typed: []trust.Typed{{Sum: "a", Len: 4}, {Sum: "b", Len: 12}}}},
 	}
 	for _, tc := range tests {
-		if got := roundTrip(t, FromSecrets(tc.in)).Secrets(); !reflect.DeepEqual(got, tc.in) {
+		if got := dynamotest.RoundTrip(t, FromSecrets(tc.in)).Secrets(); !reflect.DeepEqual(got, tc.in) {
 			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.in)
 		}
 	}
@@ -49,7 +34,7 @@ func TestNamesRoundTrip(t *testing.T) {
 		{"bound", []trust.NamedSecret{{Name: "crm_password", Origin: "crm.example.com"}, {Name: "otp", Origin: "bank.example:8443"}}},
 	}
 	for _, tc := range tests {
-		if got := Names(roundTrip(t, FromNames(tc.in))); !reflect.DeepEqual(got, tc.in) {
+		if got := Names(dynamotest.RoundTrip(t, FromNames(tc.in))); !reflect.DeepEqual(got, tc.in) {
 			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.in)
 		}
 	}
