@@ -11,7 +11,7 @@ import (
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/runs"
-	"github.com/screenagent/backend/shared/runs/runsdb"
+	"github.com/screenagent/backend/shared/runs/runstest"
 )
 
 func newCachedFixture(t *testing.T) *fixture {
@@ -22,7 +22,7 @@ func newCachedFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := runsdb.New(db.Client, db.Tables["TasksTable"], runs.DefaultRetention)
+	store := runstest.New(runs.DefaultRetention)
 	cache := &actioncache.Cache{Store: cachedb.New(db.Client, db.Tables["TasksTable"])}
 	return &fixture{svc: &runs.Service{Store: store, LLM: client, Model: "test-model", Cache: cache}, store: store, llm: fake}
 }

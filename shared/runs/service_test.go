@@ -18,7 +18,7 @@ import (
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/runs"
-	"github.com/screenagent/backend/shared/runs/runsdb"
+	"github.com/screenagent/backend/shared/runs/runstest"
 	"github.com/screenagent/backend/shared/trust/gate"
 	"github.com/screenagent/backend/shared/validation"
 )
@@ -27,19 +27,20 @@ func TestMain(m *testing.M) { dynamotest.Main(m) }
 
 type fixture struct {
 	svc   *runs.Service
-	store *runsdb.Store
+	store *runstest.Store
 	llm   *llmtest.Server
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	db := dynamotest.New(t)
 	fake := llmtest.New(t)
 	client, err := provider.New(provider.Options{BaseURL: fake.URL(), Model: "test-model", APIKey: "test-key", Backoff: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := runsdb.New(db.Client, db.Tables["TasksTable"], runs.DefaultRetention)
+	// The service's logic runs on the in-memory store, held to runsdb's behaviour by
+	// runstest.Contract; the cache's tests and functions/ run it on DynamoDB Local.
+	store := runstest.New(runs.DefaultRetention)
 	return &fixture{svc: &runs.Service{Store: store, LLM: client, Model: "test-model"}, store: store, llm: fake}
 }
 
@@ -490,17 +491,6 @@ func TestTenantGateRules(t *testing.T) {
 	if got, _ := f.svc.Get(context.Background(), "ten-a", "u-1", id); got.State.Status != runs.StatusCreated {
 		t.Errorf("run after the failed step = %s, want it unchanged (created)", got.State.Status)
 	}
-}
-
-// slowLLM answers after a delay, long enough for concurrent steps to overlap its call.
-type slowLLM struct {
-	llm.Client
-	delay time.Duration
-}
-
-func (s slowLLM) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
-	time.Sleep(s.delay)
-	return s.Client.Complete(ctx, req)
 }
 
 // heldLLM answers only once release is closed, so that a step's LLM call lasts until the test has
