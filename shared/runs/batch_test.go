@@ -44,6 +44,7 @@ func names(ts []runs.ToolView) []string {
 }
 
 func TestRunBatchAnswer(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		batch     bool
@@ -75,6 +76,7 @@ func TestRunBatchAnswer(t *testing.T) {
 }
 
 func TestRunBatchRefusedParts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, reply, wantErr string
 	}{
@@ -95,6 +97,7 @@ func TestRunBatchRefusedParts(t *testing.T) {
 }
 
 func TestRunBatchGateCutsBeforeTheHeldCall(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	id := f.startWith(t, runs.ModeCareful, true)
@@ -116,6 +119,7 @@ func TestRunBatchGateCutsBeforeTheHeldCall(t *testing.T) {
 }
 
 func TestRunBatchAutonomousRunsWholeWithAWarning(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	id := f.startWith(t, runs.ModeAutonomous, true)
 	f.llm.Reply(`{"type":"tool_calls","tools":[{"name":"type","arguments":{"id":"agent-1","text":"Ada"}},{"name":"click","arguments":{"id":"agent-6"}}]}`)
@@ -130,6 +134,7 @@ func TestRunBatchAutonomousRunsWholeWithAWarning(t *testing.T) {
 }
 
 func TestRunBatchOutcomesReachThePromptAndHistory(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	id := f.startWith(t, runs.ModeCareful, true)
@@ -156,6 +161,7 @@ func TestRunBatchOutcomesReachThePromptAndHistory(t *testing.T) {
 }
 
 func TestRunBatchReplayReturnsTheWholeAnswer(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	id := f.startWith(t, runs.ModeCareful, true)

@@ -62,6 +62,7 @@ func (f *fixture) playRun(t *testing.T, mode runs.Mode, pages ...*runs.Snapshot)
 }
 
 func TestRepeatedRunIsServedFromTheCache(t *testing.T) {
+	t.Parallel()
 	f := newCachedFixture(t)
 	home, product := shopPages("a-")
 	f.llm.Reply(toolCall("click", `{"id":"a-1"}`))
@@ -90,6 +91,7 @@ func TestRepeatedRunIsServedFromTheCache(t *testing.T) {
 }
 
 func TestTheGateHoldsAReplayInCarefulMode(t *testing.T) {
+	t.Parallel()
 	f := newCachedFixture(t)
 	home, product := shopPages("a-")
 	f.llm.Reply(toolCall("click", `{"id":"a-1"}`))

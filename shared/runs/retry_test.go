@@ -32,6 +32,7 @@ func (l *leaseConflicts) Lease(ctx context.Context, run runs.Run, leaseID string
 // TestConcurrentRetriesWithOneKey: retries of a step sent while the first is in flight, with its
 // Idempotency-Key and body, wait and get its response; the model is called once.
 func TestConcurrentRetriesWithOneKey(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	id := f.start(t, runs.ModeAutonomous)
 	f.step(t, id, nil, nil)

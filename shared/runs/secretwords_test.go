@@ -13,6 +13,7 @@ import (
 // into an answer, needs it in clear until the step that types it; no later prompt shows it, nor
 // the run's GET view.
 func TestPasswordsGivenInWordsAreMaskedOnceTyped(t *testing.T) {
+	t.Parallel()
 	const first, second = "s3cret-pass-1", "n3w-pass-22"
 	f := newFixture(t)
 	ctx := context.Background()
