@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/screenagent/backend/infra/stacktest"
 	"github.com/screenagent/backend/shared/llm/llmtest"
-	"github.com/screenagent/backend/shared/stacktest"
 )
 
 const contactPage = `<form><h1>Contact</h1><input id="1" placeholder="Name"/><input id="2" type="email" placeholder="Email"/>` +

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/screenagent/backend/infra/ddblocal"
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/infra/emulator"
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/dynamo"
-	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/retention"
 	"github.com/screenagent/backend/shared/retention/cleanup"
 	"github.com/screenagent/backend/shared/sam"

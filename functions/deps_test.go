@@ -3,8 +3,12 @@ package functions_test
 import (
 	"encoding/json"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,10 +16,15 @@ import (
 
 const module = "github.com/screenagent/backend/"
 
+// store reports whether pkg is a store package: the store side of a domain, the only place that
+// declares storage records.
+func store(pkg string) bool { return strings.HasPrefix(pkg, "shared/") && strings.HasSuffix(pkg, "db") }
+
 // heavy are the packages a function links only when it needs them (DESIGN decision 16): the
-// stores, whose SDK code and item types are most of a binary, and the LLM client.
+// stores, whose SDK code and item types are most of a binary, and the LLM client. trustdb holds
+// only the records of trust's types, linked with the tasks and runs stores that keep them.
 func heavy(pkg string) bool {
-	return strings.HasPrefix(pkg, "shared/") && strings.HasSuffix(pkg, "db") || pkg == "shared/llm/provider"
+	return store(pkg) && pkg != "shared/trust/trustdb" || pkg == "shared/llm/provider"
 }
 
 // linked is what each function may link of heavy, and must: a function that gains a store or the LLM
@@ -64,8 +73,16 @@ var wiring = []string{
 	"shared/realtimeapp",         // the WebSocket API's functions and the publishers: the realtime store
 }
 
+// pageViewUsers are the packages outside the interact engine (shared/agent/...) that may import its
+// page view: the action cache keys and replays steps on that view for both engines, and the run
+// engine builds the view of a snapshot for it. Anything else that needs part of the view (the
+// token estimator, say) gets it from a leaf package.
+var pageViewUsers = []string{"shared/actioncache", "shared/runs"}
+
 type listed struct {
 	ImportPath string
+	Dir        string
+	GoFiles    []string
 	Imports    []string
 	Deps       []string
 }
@@ -73,7 +90,7 @@ type listed struct {
 // packages is `go list -json` of patterns, with the module's prefix cut from every path.
 func packages(t *testing.T, patterns ...string) []listed {
 	t.Helper()
-	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Imports,Deps"}, patterns...)...)
+	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Dir,GoFiles,Imports,Deps"}, patterns...)...)
 	cmd.Dir = ".."
 	out, err := cmd.Output()
 	var exit *exec.ExitError
@@ -144,11 +161,39 @@ func TestDependenciesRunOneWay(t *testing.T) {
 	for _, p := range packages(t, "./shared/...") {
 		for _, imp := range p.Imports {
 			switch {
-			case heavy(imp) && !heavy(p.ImportPath) && !slices.Contains(wiring, p.ImportPath):
+			case (heavy(imp) || store(imp)) && !store(p.ImportPath) && !slices.Contains(wiring, p.ImportPath):
 				t.Errorf("%s imports the store %s: a domain package declares the interface it consumes", p.ImportPath, imp)
 			case strings.HasPrefix(p.ImportPath, "shared/runs") && imp == "shared/history":
 				t.Errorf("%s imports shared/history: the run API shares nothing with the interact history", p.ImportPath)
+			case strings.HasPrefix(imp, "infra/"):
+				t.Errorf("%s imports %s: shared code runs in the functions, and infra/ is tools and test support built on it", p.ImportPath, imp)
+			case imp == "shared/agent/page" && p.ImportPath != "shared/agent" && !strings.HasPrefix(p.ImportPath, "shared/agent/") && !slices.Contains(pageViewUsers, p.ImportPath):
+				t.Errorf("%s imports the interact engine's page view shared/agent/page: take what it needs from a leaf package (shared/tokens)", p.ImportPath)
 			}
+		}
+	}
+}
+
+// TestOnlyStoresTagStorage keeps the storage layout in the stores: a domain type with a dynamodbav
+// tag would change what is stored when a field is renamed, so only a store package (*db) declares
+// records, and converts them to and from the domain types.
+func TestOnlyStoresTagStorage(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, p := range packages(t, "./...") {
+		if store(p.ImportPath) {
+			continue
+		}
+		for _, name := range p.GoFiles {
+			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if field, ok := n.(*ast.Field); ok && field.Tag != nil && strings.Contains(field.Tag.Value, "dynamodbav:") {
+					t.Errorf("%s: %s has a dynamodbav tag: records belong to a store package (*db)", fset.Position(field.Pos()), p.ImportPath)
+				}
+				return true
+			})
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/screenagent/backend/shared/stacktest"
+	"github.com/screenagent/backend/infra/stacktest"
 )
 
 type apiHealth struct {

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/screenagent/backend/infra/stacktest"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/llm/llmtest"
-	"github.com/screenagent/backend/shared/stacktest"
 )
 
 type sessionData struct {

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/screenagent/backend/infra/stacktest"
 	"github.com/screenagent/backend/shared/llm/llmtest"
-	"github.com/screenagent/backend/shared/stacktest"
 )
 
 const shopPage = `<div><h1>Shop</h1><input id="1" type="text" placeholder="Search"/><button id="2">Search</button></div>`

@@ -13,10 +13,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/screenagent/backend/infra/stacktest"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/sam"
-	"github.com/screenagent/backend/shared/stacktest"
 )
 
 // isolationCall is a request another user sends with the owner's ids: {task}, {session} and

@@ -18,10 +18,10 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"github.com/screenagent/backend/infra/admin/provision"
+	"github.com/screenagent/backend/infra/stacktest"
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/knowledge"
 	"github.com/screenagent/backend/shared/knowledge/knowledgedb"
-	"github.com/screenagent/backend/shared/stacktest"
 )
 
 type resolved struct {

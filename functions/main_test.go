@@ -3,7 +3,7 @@ package functions_test
 import (
 	"testing"
 
-	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/infra/dynamotest"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }

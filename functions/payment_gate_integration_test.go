@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/screenagent/backend/infra/stacktest"
 	"github.com/screenagent/backend/shared/llm/llmtest"
-	"github.com/screenagent/backend/shared/stacktest"
 )
 
 // TestInteractCarefulModeOverHTTP: the interact API in careful mode holds a click whose

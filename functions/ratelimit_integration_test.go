@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/screenagent/backend/shared/stacktest"
+	"github.com/screenagent/backend/infra/stacktest"
 )
 
 // login returns a fresh access token for the user.

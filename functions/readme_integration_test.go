@@ -12,8 +12,8 @@ import (
 
 	"github.com/screenagent/backend/infra/admin/provision"
 	"github.com/screenagent/backend/infra/ddblocal"
+	"github.com/screenagent/backend/infra/stacktest"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
-	"github.com/screenagent/backend/shared/stacktest"
 )
 
 // runnableBlock is a documented example marked to run: a fenced block whose info string is

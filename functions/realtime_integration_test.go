@@ -15,11 +15,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/coder/websocket"
 
+	"github.com/screenagent/backend/infra/stacktest"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/realtime"
 	"github.com/screenagent/backend/shared/realtime/realtimedb"
-	"github.com/screenagent/backend/shared/stacktest"
 )
 
 // wsWait bounds each wait for a message or a cleanup. A healthy stack answers in well under a

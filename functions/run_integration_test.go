@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/screenagent/backend/infra/stacktest"
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/llm/llmtest"
-	"github.com/screenagent/backend/shared/stacktest"
 )
 
 // runBody is any body of the run API: start, step, answer, cancel, get, or an error

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/screenagent/backend/infra/stacktest"
 	"github.com/screenagent/backend/shared/llm/llmtest"
-	"github.com/screenagent/backend/shared/stacktest"
 )
 
 // lockedBuffer collects the functions' log lines, written from several processes' pipes.

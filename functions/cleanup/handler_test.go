@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/dynamo"
-	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/logging"
 	"github.com/screenagent/backend/shared/retention"
 	"github.com/screenagent/backend/shared/retention/cleanup"

@@ -33,6 +33,10 @@ func TestHandler(t *testing.T) {
 		{"the example's fetch without headers", "text/plain;charset=UTF-8", `{"approved":false}`, 200, "", runs.AnswerRequest{}},
 		{"approved missing", "application/json", `{"answer":"yes"}`, 400, `{"error":"VALIDATION_ERROR","message":"Invalid request: approved is required"}`, runs.AnswerRequest{}},
 		{"approved of wrong type", "application/json", `{"approved":"yes"}`, 400, `{"error":"VALIDATION_ERROR","message":"Invalid request: approved must be a boolean"}`, runs.AnswerRequest{}},
+		{"answer too long", "application/json", `{"approved":true,"answer":"` + strings.Repeat("a", 2001) + `"}`, 400,
+			`{"error":"VALIDATION_ERROR","message":"Invalid request: answer must be at most 2000 characters"}`, runs.AnswerRequest{}},
+		{"answer trimmed", "application/json", `{"approved":true,"answer":"  yes  "}`, 200, "", runs.AnswerRequest{Approved: true, Answer: "yes"}},
+		{"malformed secret name", "application/json", `{"approved":true,"secretNames":["no spaces allowed"]}`, 400, "", runs.AnswerRequest{}},
 		{"a form", "application/x-www-form-urlencoded", `approved=true`, 415, `{"error":"UNSUPPORTED_MEDIA_TYPE","message":"The request body must be application/json."}`, runs.AnswerRequest{}},
 	}
 	for _, tc := range cases {

@@ -49,6 +49,13 @@ func TestHandler(t *testing.T) {
 		{"not a run id", "/agent/run/42/step", `{}`, 400, `{"error":"VALIDATION_ERROR","message":"Invalid request: runId must be a UUID"}`},
 		{"javascript page", runPath, `{"snapshot":{"url":"javascript:alert(1)"}}`, 400,
 			`{"error":"VALIDATION_ERROR","message":"Invalid request: snapshot.url must be an absolute http(s) URL"}`},
+		{"too many batch results", runPath, `{"lastActionResults":[` + strings.TrimSuffix(strings.Repeat(`{"success":true},`, 11), ",") + `]}`, 400,
+			`{"error":"VALIDATION_ERROR","message":"Invalid request: lastActionResults must have at most 10 entries"}`},
+		{"a skipped call that succeeded", runPath, `{"lastActionResults":[{"success":true},{"success":true,"skipped":true}]}`, 400,
+			`{"error":"VALIDATION_ERROR","message":"Invalid request: lastActionResults[1].skipped a skipped call cannot have succeeded"}`},
+		{"batch result without success", runPath, `{"lastActionResults":[{"message":"ok"}]}`, 400,
+			`{"error":"VALIDATION_ERROR","message":"Invalid request: lastActionResults[0].success is required"}`},
+		{"malformed secret name", runPath, `{"secretNames":["no spaces allowed"]}`, 400, ""},
 		{"file link", runPath, `{"snapshot":{"url":"https://a.example/","elements":[{"id":"a","tag":"a","href":"file:///etc/passwd"}]}}`, 400,
 			`{"error":"VALIDATION_ERROR","message":"Invalid request: snapshot.elements[0].href must not be a javascript:, vbscript:, data: or file: URL"}`},
 	}
@@ -69,13 +76,24 @@ func TestHandler(t *testing.T) {
 	}
 }
 
-func TestDecodeKeepsTheResult(t *testing.T) {
-	req, err := decode([]byte(`{"lastActionResult":{"success":false,"error":"` + strings.Repeat("e", 3000) + `","message":"m"}}`))
-	if err != nil {
-		t.Fatal(err)
+// TestHandlerKeepsTheResult checks what the service gets of a valid step: the result's message,
+// its error cut to maxResultText characters, the opt-out of the cache and the Idempotency-Key.
+func TestHandlerKeepsTheResult(t *testing.T) {
+	stub := &stubStepper{}
+	body := `{"lastActionResult":{"success":false,"error":"` + strings.Repeat("e", 3000) + `","message":" m "},"cache":false}`
+	r := httptest.NewRequest("POST", runPath, strings.NewReader(body))
+	r.Header.Set("Idempotency-Key", "step-1")
+	r = r.WithContext(auth.WithIdentity(r.Context(), accounts.Identity{TenantID: "ten-a", UserID: "u-1"}, "h"))
+	w := httptest.NewRecorder()
+	app.Mount(route, newHandler(stub, noMetrics{})).ServeHTTP(w, r)
+	if w.Code != 200 {
+		t.Fatalf("got %d %s, want 200", w.Code, w.Body)
 	}
-	r := req.LastActionResult
-	if r == nil || r.Success || r.Message != "m" || len([]rune(r.Error)) != maxResultText {
-		t.Errorf("decode() result = %+v, want a failure with its message and the error cut to %d characters", r, maxResultText)
+	res := stub.got.LastActionResult
+	if res == nil || res.Success || res.Message != "m" || len([]rune(res.Error)) != 1000 {
+		t.Errorf("service got result %+v, want a failure with its message and the error cut to 1000 characters", res)
+	}
+	if !stub.got.NoCache || stub.got.IdempotencyKey != "step-1" || stub.got.RequestHash == "" {
+		t.Errorf("service got %+v, want the cache opted out and the Idempotency-Key with the body's hash", stub.got)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
-	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/knowledge"
 	"github.com/screenagent/backend/shared/knowledge/knowledgedb"
 )

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/infra/localstack"
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
-	"github.com/screenagent/backend/shared/dynamotest"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }

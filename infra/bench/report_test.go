@@ -30,6 +30,7 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 
 	"github.com/screenagent/backend/infra/ddblocal"
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/infra/emulator"
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
@@ -43,7 +44,6 @@ import (
 	"github.com/screenagent/backend/shared/awsconfig"
 	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/config"
-	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/knowledge/retrieval"
 	"github.com/screenagent/backend/shared/llm"
@@ -55,6 +55,7 @@ import (
 	"github.com/screenagent/backend/shared/sam"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
+	"github.com/screenagent/backend/shared/tokens"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
@@ -595,7 +596,7 @@ func (e *stepEnv) promptTokens(b *testing.B, n int) (est, exact, pageTokens int)
 	reqs := e.fakeLLM.Requests()
 	last := reqs[len(reqs)-1]
 	for _, m := range last.Messages {
-		est += page.EstimateTokens(m.Content)
+		est += tokens.Estimate(m.Content)
 		c, err := e.o200k.Count(m.Content)
 		if err != nil {
 			b.Fatal(err)
@@ -679,7 +680,7 @@ func (e *stepEnv) runFigures(b *testing.B) (Timing, StepUnits) {
 	runID := ""
 	for i := range runSteps {
 		if i%stepsPerRun == 0 {
-			start, err := e.runs.Start(context.Background(), e.tenant, e.user, "Add the cheapest steel water bottle to the cart", runs.ModeAutonomous, "", "", nil, nil)
+			start, err := e.runs.Start(context.Background(), runs.StartRequest{TenantID: e.tenant, UserID: e.user, Task: "Add the cheapest steel water bottle to the cart", Mode: runs.ModeAutonomous})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,6 +1,6 @@
 // Package openapi holds the API's contract, an OpenAPI 3.1 document (openapi.yaml beside this
 // file), and checks HTTP answers against it. Integration tests run every response they receive
-// through a Validator (shared/stacktest does it for them), so a handler that drifts from the
+// through a Validator (infra/stacktest does it for them), so a handler that drifts from the
 // document fails a test.
 package openapi
 

@@ -14,8 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/infra/ddblocal"
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/infra/tables"
-	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/sam"
 )
 

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/actioncache"
 	"github.com/screenagent/backend/shared/actioncache/cachedb"
 	"github.com/screenagent/backend/shared/agent/page"
-	"github.com/screenagent/backend/shared/dynamotest"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }

@@ -41,6 +41,44 @@ type decision struct {
 	parseErrors []string
 	// unparsed are the values refused replies may have meant for a secret field (unparsedValues).
 	unparsed []string
+	// learned is what the SERVER tools run within the step add to the task's memory.
+	learned learned
+}
+
+// learned is what SERVER tools found during decide, applied to the task's memory by the step
+// (remember) rather than written by the tools themselves.
+type learned struct {
+	searches []tasks.SearchNote
+	// values are extractValue's key/value pairs in the order they were stored.
+	values [][2]string
+}
+
+// remember adds what the SERVER tools found to the task's memory.
+func (l learned) remember(mem *tasks.Memory) {
+	for _, n := range l.searches {
+		mem.AddSearch(n)
+	}
+	for _, kv := range l.values {
+		if mem.Variables == nil {
+			mem.Variables = map[string]string{}
+		}
+		mem.Variables[kv[0]] = kv[1]
+	}
+}
+
+// question is what decide asks the model and checks its replies against.
+type question struct {
+	system, user string
+	page         *page.Page
+	pageURL      string
+	// tried counts the actions already tried on this page, for the loop guard.
+	tried map[string]int
+	// variables are the task's values (read only: decide works on a copy); secrets the client's.
+	variables map[string]string
+	secrets   []trust.NamedSecret
+	// batch: the client runs batches of actions.
+	batch            bool
+	tenantID, taskID string
 }
 
 const (
@@ -57,21 +95,21 @@ const (
 // a refused loop: then the user is asked what to do rather than burning steps. A SERVER tool
 // (extractValue) is run here and the model asked again, at most maxServerTools times and while
 // the deadline allows. Only a failed LLM call is an error.
-func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page, tried map[string]int, st *state, pageURL string) (decision, error) {
-	mem := &st.task.Memory
+func (e *Engine) decide(ctx context.Context, q question) (decision, error) {
+	// A value extractValue stores is usable by the replies that follow within the step.
+	vars := maps.Clone(q.variables)
+	if vars == nil {
+		vars = map[string]string{}
+	}
 	llmCtx, cancel := llm.WithReserve(ctx, e.writeReserve(), 0)
 	defer cancel()
-	type choice struct {
-		reply actions.Reply
-		batch []actions.Action
-	}
 	var lastErr error
-	d := decision{model: e.Model}
+	d := decision{model: e.Model, sections: map[string]string{}}
 	parse := func(text string) (choice, error) {
-		r, batch, err := parseDecision(text, pg, mem.Variables, mem.SecretNames, pageURL, st.batch)
+		r, batch, err := parseDecision(text, q.page, vars, q.secrets, q.pageURL, q.batch)
 		if err == nil {
-			err = checkLoops(batch, tried)
-		} else if vals := unparsedValues(text, pg); len(vals) > 0 {
+			err = checkLoops(batch, q.tried)
+		} else if vals := unparsedValues(text, q.page); len(vals) > 0 {
 			// The corrective retry, the debug entry and fail() quote the error: not the values.
 			d.unparsed = append(d.unparsed, vals...)
 			err = errors.New(new(trust.Secrets).With(d.unparsed...).Redact(err.Error()))
@@ -83,57 +121,78 @@ func (e *Engine) decide(ctx context.Context, system, user string, pg *page.Page,
 	if minBudget <= 0 {
 		minBudget = DefaultCorrectionMinBudget
 	}
-	msgs := []llm.Message{{Role: llm.RoleSystem, Content: system}, {Role: llm.RoleUser, Content: user}}
-	// The blocks of a reply that asked for a SERVER tool (a plan made with a googleSearch)
-	// belong to the step as much as the final reply's, which override them.
-	sections := map[string]string{}
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: q.system}, {Role: llm.RoleUser, Content: q.user}}
 	for round := 0; ; round++ {
-		p, err := llm.CompleteParsed(llmCtx, e.LLM, llm.Request{Messages: msgs, MaxTokens: maxReplyTokens}, parse,
-			"Reply again with exactly one <Thought>…</Thought> and one <Action>…</Action> (the optional blocks may stay), using only the actions listed and element ids present on the current page.",
-			minBudget)
-		d.usage.PromptTokens += p.Usage.PromptTokens
-		d.usage.CompletionTokens += p.Usage.CompletionTokens
-		d.latency += p.Latency
-		d.attempts += p.Attempts
-		d.corrected = d.corrected || p.Corrected
-		d.parseErrors = append(d.parseErrors, p.ParseErrors...)
-		if p.Model != "" {
-			d.model = p.Model
-		}
+		p, err := llm.CompleteParsed(llmCtx, e.LLM, llm.Request{Messages: msgs, MaxTokens: maxReplyTokens}, parse, correctiveInstruction, minBudget)
+		d.count(p)
 		if err != nil {
 			return d, err
 		}
 		if !p.Valid {
 			return refused(d, p.ParseErrors[0], p.Reply, lastErr), nil
 		}
+		// The blocks of a reply that asked for a SERVER tool (a plan made with a googleSearch)
+		// belong to the step as much as the final reply's, which override them.
+		maps.Copy(d.sections, p.Value.reply.Sections)
 		a := p.Value.batch[0]
-		if a.Handler() == actions.Server {
-			result := e.runServerTool(llmCtx, a, st, pageURL)
-			d.serverTools = append(d.serverTools, a.String())
-			maps.Copy(sections, p.Value.reply.Sections)
-			if round+1 < maxServerTools && enoughTime(llmCtx, minBudget) {
-				msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: p.Reply},
-					llm.Message{Role: llm.RoleUser, Content: "SERVER TOOL RESULT: " + result + "\nNow choose the next action on the page."})
-				continue
-			}
-			wait, _ := actions.New("wait", time.Second)
-			d.thought, d.action, d.modelAction, d.sections = p.Value.reply.Thought, wait, a.String(), sections
-			d.note = "the server ran " + a.String() + "; no time was left to ask for the next action"
-			return d, nil
+		if a.Handler() != actions.Server {
+			return d.chose(p.Value), nil
 		}
-		maps.Copy(sections, p.Value.reply.Sections)
-		d.thought, d.action, d.sections, d.modelAction = p.Value.reply.Thought, a, sections, a.String()
-		if len(d.serverTools) > 0 {
-			// The history shows the step's action; the tools run before it are said with it.
-			d.note = "before this action the server ran " + strings.Join(d.serverTools, ", ")
+		result := e.runServerTool(llmCtx, a, q, vars, &d.learned)
+		d.serverTools = append(d.serverTools, a.String())
+		if round+1 >= maxServerTools || !enoughTime(llmCtx, minBudget) {
+			return d.outOfTime(p.Value), nil
 		}
-		d.batch = p.Value.batch
-		return d, nil
+		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: p.Reply},
+			llm.Message{Role: llm.RoleUser, Content: "SERVER TOOL RESULT: " + result + "\nNow choose the next action on the page."})
 	}
+}
+
+const correctiveInstruction = "Reply again with exactly one <Thought>…</Thought> and one <Action>…</Action> (the optional blocks may stay), using only the actions listed and element ids present on the current page."
+
+// choice is a parsed reply: its blocks and the actions it chose (one unless a batch).
+type choice struct {
+	reply actions.Reply
+	batch []actions.Action
+}
+
+// count adds one LLM exchange (with its corrective retry) to the decision's usage.
+func (d *decision) count(p llm.Parsed[choice]) {
+	d.usage.PromptTokens += p.Usage.PromptTokens
+	d.usage.CompletionTokens += p.Usage.CompletionTokens
+	d.latency += p.Latency
+	d.attempts += p.Attempts
+	d.corrected = d.corrected || p.Corrected
+	d.parseErrors = append(d.parseErrors, p.ParseErrors...)
+	if p.Model != "" {
+		d.model = p.Model
+	}
+}
+
+// chose ends the decision with the reply's DOM action(s).
+func (d decision) chose(c choice) decision {
+	a := c.batch[0]
+	d.thought, d.action, d.modelAction, d.batch = c.reply.Thought, a, a.String(), c.batch
+	if len(d.serverTools) > 0 {
+		// The history shows the step's action; the tools run before it are said with it.
+		d.note = "before this action the server ran " + strings.Join(d.serverTools, ", ")
+	}
+	return d
+}
+
+// outOfTime ends a decision whose last reply asked for a SERVER tool when no round or time was
+// left to ask for the DOM action: the client waits and the next step asks again.
+func (d decision) outOfTime(c choice) decision {
+	a := c.batch[0]
+	wait, _ := actions.New("wait", time.Second)
+	d.thought, d.action, d.modelAction = c.reply.Thought, wait, a.String()
+	d.note = "the server ran " + a.String() + "; no time was left to ask for the next action"
+	return d
 }
 
 // refused ends a step whose replies could not be used.
 func refused(d decision, firstErr, reply string, lastErr error) decision {
+	d.sections = nil // the blocks of earlier SERVER tool rounds belong to a decided step only
 	var loop loopError
 	if errors.As(lastErr, &loop) {
 		ask, _ := actions.New("askUser", "I have tried "+loop.action+" several times and the page does not change. How would you like me to continue?")
@@ -155,34 +214,32 @@ func enoughTime(ctx context.Context, need time.Duration) bool {
 // searchBudget is the token budget of one search's results in the prompt.
 const searchBudget = 1200
 
-// runServerTool carries out a SERVER tool and says what it did, for the model.
-func (e *Engine) runServerTool(ctx context.Context, a actions.Action, st *state, pageURL string) string {
-	mem := &st.task.Memory
+// runServerTool carries out a SERVER tool and says what it did, for the model. What it finds is
+// added to found, and a stored value to vars, for the replies that follow.
+func (e *Engine) runServerTool(ctx context.Context, a actions.Action, q question, vars map[string]string, found *learned) string {
 	args := a.Args()
 	switch a.Name() {
 	case "googleSearch":
-		q := args[0].(string)
+		query := args[0].(string)
 		if e.Search == nil {
 			return "web search is not available in this deployment; go on without it"
 		}
-		r, err := e.Search.Search(ctx, search.Request{TenantID: st.task.TenantID, TaskID: st.task.ID, Query: q, PageURL: pageURL})
+		r, err := e.Search.Search(ctx, search.Request{TenantID: q.tenantID, TaskID: q.taskID, Query: query, PageURL: q.pageURL})
 		if err != nil {
 			// A failed search never fails the step: the model is told and goes on.
-			e.logger().WarnContext(ctx, "web search failed", "taskId", st.task.ID, "error", err.Error())
+			e.logger().WarnContext(ctx, "web search failed", "taskId", q.taskID, "error", err.Error())
 			return "the web search failed (" + shorten(err.Error(), 200) + "); go on without it, or ask the user"
 		}
 		summary := search.Summarize(r, searchBudget)
-		mem.AddSearch(tasks.SearchNote{Query: q, Summary: summary})
+		found.searches = append(found.searches, tasks.SearchNote{Query: query, Summary: summary})
 		return summary
 	case "extractValue":
 		key, value := args[0].(string), args[1].(string)
-		if mem.Variables == nil {
-			mem.Variables = map[string]string{}
-		}
-		if _, exists := mem.Variables[key]; !exists && len(mem.Variables) >= MaxVariables {
+		if _, exists := vars[key]; !exists && len(vars) >= MaxVariables {
 			return fmt.Sprintf("not stored: the task already holds %d values", MaxVariables)
 		}
-		mem.Variables[key] = shorten(value, MaxVariableValue)
+		vars[key] = shorten(value, MaxVariableValue)
+		found.values = append(found.values, [2]string{key, vars[key]})
 		return fmt.Sprintf("stored %s = %s; use it with useVariable(%s)", quote(key), quote(value), quote(key))
 	}
 	return a.Name() + " is not available"

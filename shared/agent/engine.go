@@ -19,6 +19,7 @@ import (
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/search"
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/tokens"
 	"github.com/screenagent/backend/shared/trust"
 )
 
@@ -135,7 +136,6 @@ func (e *Engine) logger() *slog.Logger {
 // held while the LLM decides (lease.go).
 func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err error) {
 	start := e.now()
-	tenant := req.Identity.TenantID
 	req.IdempotencyKey = ownKey(req)
 	h, replayed, found, err := e.claim(ctx, req)
 	if found || err != nil {
@@ -143,168 +143,17 @@ func (e *Engine) Interact(ctx context.Context, req Request) (_ Response, err err
 	}
 	defer func() { h.release(ctx, err) }()
 
-	st, err := e.load(ctx, req)
+	in, err := e.begin(ctx, req, h, start)
 	if err != nil {
 		return Response{}, err
 	}
-	if err := checkApproval(req, st.task.Memory); err != nil {
+	e.observe(ctx, in)
+	if err := e.decideStep(ctx, in); err != nil {
 		return Response{}, err
 	}
-	rules, err := e.gateRules(ctx, req)
-	if err != nil {
-		return Response{}, err
-	}
-	if err := h.leaseTask(ctx, st); err != nil {
-		return Response{}, err
-	}
-	rememberNames(&st.task.Memory, req.SecretNames)
-	redactRequest(&st.task.Memory.Secrets, &req)
-	st.batch = req.Batch
-
-	know, err := e.Knowledge.Resolve(ctx, tenant, req.URL, req.Query)
-	if err != nil {
-		// Knowledge grounds the model but is not needed to act: go on without it.
-		e.logger().WarnContext(ctx, "knowledge unavailable", "tenantId", tenant, "error", err.Error())
-		know = knowledge.Result{}
-	}
-
-	pg := page.Parse(req.DOM)
-	mem := &st.task.Memory
-	prevAction, prevURL := "", ""
-	if last := mem.Last(); last != nil {
-		prevAction, prevURL = strings.Join(partsOf(*last), "\n"), last.URL
-	}
-	maskResults(req.Report, mem.Last())
-	userMessage := takeIn(mem, st.task.Query, req, st.isNew, st.task.StepCount)
-	for k, v := range req.Variables {
-		if mem.Variables == nil {
-			mem.Variables = map[string]string{}
-		}
-		mem.Variables[k] = v
-	}
-	fp := fingerprint(req.URL, pg)
-	tried := triedOn(mem, fp)
-	chk := verifyLast(mem, st.task.ID, req.URL, fp, pg, req.Report, start)
-	rendered := page.Render(pg, page.Options{Query: focusQuery(st.task.Query, mem), Budget: e.PageBudget, PreviousDigest: mem.Page,
-		URLChanged: prevURL != "" && prevURL != req.URL})
-	rendered.Text = mem.Secrets.Redact(rendered.Text) // a page may show back what was typed
-	notes := append(append(append(finishNotes(mem), loopNotes(tried)...), revisitNotes(mem, req.URL)...), gateNotes(req.Mode, pg, req.URL, rules)...)
-	system, user := BuildPrompt(PromptInput{
-		Task: taskText(st.task), URL: req.URL, Now: start, Clock: req.Clock, Step: st.task.StepCount + 1, MaxSteps: e.maxSteps(), Careful: req.Mode == ModeCareful,
-		Memory: mem, Report: req.Report,
-		Knowledge: knowledgeChunks(know), Grammar: grammarText(req.Batch), Page: rendered.Text, Secrets: mem.SecretNames,
-		Notes: append(notes, chk.notes...),
-	})
-
-	stream, planBefore := e.events(ctx, tenant, st), snapshotPlan(mem.Plan)
-	stream.Send(ctx, executing(st, mem))
-	turn := e.openCache(ctx, req, st, pg)
-	d, loginFailed := checkLogin(mem, loginView(req.URL, pg))
-	served := false
-	if !loginFailed {
-		if d, served = e.fromCache(ctx, turn, pg, tried); !served {
-			if d, err = e.decide(ctx, system, user, pg, tried, &st, req.URL); err != nil {
-				e.recordFailure(ctx, st, err, start)
-				return Response{}, fmt.Errorf("%w: %w", ErrLLM, err)
-			}
-		}
-	}
-	planChange, branch := updatePlan(mem, d.sections)
-	d = applyBranch(d, branch, mem.Plan)
-	d = e.applyPolicies(d, mem)
-	d = clearBlockers(fitBatch(d), pg)
-	guardDecision(&mem.Secrets, &d, pg)
-	d, confirmation := holdBatch(d, req, mem, pg, st.task.TenantID+"/"+st.task.ID, rules)
-	guardDecision(&mem.Secrets, &d, pg) // again: a held payment's question may quote a typed value
-	userMessage = forgetTypedSecrets(mem, userMessage)
-	chk.fold(d)
-	who := d.chooser(&mem.Secrets)
-	mem.Expected = parseExpectation(d.sections["Expect"])
-	extracted := extract(mem, d.sections["Extract"])
-	mem.Cache = turn.Record(cacheDecided(d, served, userMessage, loginFailed, mem))
-
-	stepIndex := st.task.StepCount
-	status := tasks.StatusActive
-	respStatus := string(tasks.StatusActive)
-	switch d.action.Effect() {
-	case actions.Completes:
-		status, respStatus = tasks.StatusCompleted, string(tasks.StatusCompleted)
-		st.task.Result, _ = d.action.Text()
-		completePlan(mem.Plan)
-	case actions.Fails:
-		status, respStatus = tasks.StatusFailed, string(tasks.StatusFailed)
-	case actions.AsksUser:
-		respStatus = StatusNeedsUserInput
-	default:
-		respStatus = orchestratorStatus(d, chk, planChange)
-	}
-
-	resp := Response{
-		Thought: d.thought, Action: d.action.String(), Result: st.task.Result,
-		Usage:  &Usage{PromptTokens: d.usage.PromptTokens, CompletionTokens: d.usage.CompletionTokens},
-		TaskID: st.task.ID, SessionID: st.session.ID, HasOrgKnowledge: know.HasOrgKnowledge,
-		Status: respStatus, CurrentStep: stepIndex + 1,
-		Metrics: Metrics{
-			LLMLatencyMs: d.latency.Milliseconds(), LLMAttempts: d.attempts,
-			PromptTokens: d.usage.PromptTokens, CompletionTokens: d.usage.CompletionTokens,
-			StepCount: stepIndex + 1, MaxSteps: e.maxSteps(), PageTokens: rendered.Tokens,
-			PageTruncated: rendered.Truncated, CorrectiveRetry: d.corrected, Cache: turn.Outcome().Status,
-		},
-		ExpectedOutcome: mem.Expected, Verification: chk.verification, Correction: chk.correction,
-		ToolAction: toolAction(d.action), ExtractedVariables: mem.Variables, ConfirmationID: confirmation,
-	}
-	if req.Batch {
-		resp.Actions = batchStrings(d.batch)
-	}
-	if p := mem.Plan; p != nil {
-		resp.Plan, resp.TotalSteps = p, len(p.Steps)
-		resp.CurrentStep = min(p.Current+1, len(p.Steps))
-		resp.StepProgress = &StepProgress{CurrentStep: resp.CurrentStep, TotalSteps: len(p.Steps), StepDescription: p.Steps[resp.CurrentStep-1].Description}
-	}
-	if respStatus == StatusNeedsUserInput {
-		q, _ := d.action.Text()
-		resp.UserQuestion, resp.MissingInformation = q, missingItems(d.sections["Missing"], q)
-		resp.UserRequest = userRequest(q, resp.MissingInformation, loginFailed)
-		mem.Pending, mem.PendingByServer = q, who != ""
-	}
-	resp.Metrics.DurationMs = e.now().Sub(start).Milliseconds()
-	stored, storedModel := storedAction(resp.Action, pg), storedAction(d.modelAction, pg)
-	resp.LogAction = stored
-	if chk.correction != nil {
-		chk.correction.Action = stored
-	}
-	if req.Debug {
-		resp.DebugInfo = map[string]any{
-			"knowledge": know.Debug, "promptChars": len(system) + len(user), "pageTokens": rendered.Tokens,
-			"pageElements": rendered.ElementsTotal, "pageElementsShown": rendered.ElementsShown,
-			"modelAction": storedModel, "parseErrors": d.parseErrors, "cache": turn.Outcome(),
-		}
-	}
-
-	step := tasks.Step{
-		Index: stepIndex, Thought: d.thought, Action: stored, Actions: storedBatch(d.batch, pg), PreviousReport: req.Report, UserMessage: userMessage, URL: req.URL,
-		Usage: tasks.Usage{PromptTokens: d.usage.PromptTokens, CompletionTokens: d.usage.CompletionTokens},
-		Model: d.model, LLMAttempts: d.attempts, LLMLatency: d.latency, Duration: e.now().Sub(start),
-	}
-	if d.modelAction != resp.Action {
-		step.ModelAction = storedModel
-	}
-	mem.Remember(tasks.Brief{Index: stepIndex, Thought: d.thought, Action: stored, Actions: step.Actions, URL: req.URL, Fingerprint: fp, Note: d.note, PlanStep: planStepOf(mem.Plan, who), Server: who})
-	mem.Page = pg.Digest()
-	debug := debugData(d, storedModel, planChange, rendered, know, system, user)
-	debug["cache"] = turn.Outcome()
-	if err := e.store(ctx, req, st, prevAction, step, status, resp, debug); err != nil {
-		if errors.Is(err, tasks.ErrIdempotencyRace) {
-			// The same request committed first: answer what it answered.
-			if resp, found, rerr := e.replay(ctx, tenant, req); found || rerr != nil {
-				return resp, rerr
-			}
-		}
-		return Response{}, err
-	}
-	e.learnFromCache(ctx, turn, status)
-	stream.Send(ctx, stepEvents(st, planBefore, mem, resp, extracted)...)
-	return resp, nil
+	e.enforcePolicies(in)
+	e.answer(in)
+	return e.commit(ctx, in)
 }
 
 // state is what a step starts from.
@@ -317,59 +166,62 @@ type state struct {
 	batch bool
 }
 
+// load reads the task and its session, or starts both for a new task.
 func (e *Engine) load(ctx context.Context, req Request) (state, error) {
-	tenant := req.Identity.TenantID
 	var st state
+	var err error
 	if req.TaskID == "" {
 		st.isNew = true
 		st.task = tasks.Task{
-			ID: uuid.NewString(), TenantID: tenant, UserID: req.Identity.UserID, URL: req.URL, Query: req.Query,
+			ID: uuid.NewString(), TenantID: req.Identity.TenantID, UserID: req.Identity.UserID, URL: req.URL, Query: req.Query,
 			Status: tasks.StatusActive,
 		}
-	} else {
-		t, err := e.Tasks.GetTask(ctx, tenant, req.TaskID)
-		// Another member's task is not found either, rather than failing later on its session:
-		// the answer must not tell that the id exists.
-		if errors.Is(err, tasks.ErrNotFound) || err == nil && t.UserID != req.Identity.UserID {
-			return st, ErrTaskNotFound
-		}
-		if err != nil {
-			return st, err
-		}
-		if t.Status != tasks.StatusActive {
-			return st, ErrTaskCompleted
-		}
-		if req.SessionID != "" && req.SessionID != t.SessionID {
-			return st, ErrSessionMismatch
-		}
-		if t.StepCount >= e.maxSteps() {
-			return st, e.failTooLong(ctx, t)
-		}
-		st.task = t
+	} else if st.task, err = e.loadTask(ctx, req); err != nil {
+		return st, err
 	}
-
 	sessionID := req.SessionID
 	if !st.isNew {
 		sessionID = st.task.SessionID
 	}
-	if sessionID == "" {
-		sess, err := chat.NewSession(tenant, req.Identity.UserID, st.task.ID, req.URL, req.Query, e.now())
-		if err != nil {
-			return st, err
-		}
-		st.session, st.newSession = sess, true
-	} else {
-		sess, err := e.Chat.GetSession(ctx, tenant, sessionID)
-		if errors.Is(err, chat.ErrNotFound) || err == nil && (sess.Archived || sess.UserID != req.Identity.UserID) {
-			return st, ErrSessionNotFound
-		}
-		if err != nil {
-			return st, err
-		}
-		st.session = sess
+	if st.session, st.newSession, err = e.loadSession(ctx, req, sessionID, st.task.ID); err != nil {
+		return st, err
 	}
 	st.task.SessionID = st.session.ID
 	return st, nil
+}
+
+// loadTask reads the user's active task the request continues.
+func (e *Engine) loadTask(ctx context.Context, req Request) (tasks.Task, error) {
+	t, err := e.Tasks.GetTask(ctx, req.Identity.TenantID, req.TaskID)
+	// Another member's task is not found either, rather than failing later on its session:
+	// the answer must not tell that the id exists.
+	if errors.Is(err, tasks.ErrNotFound) || err == nil && t.UserID != req.Identity.UserID {
+		return t, ErrTaskNotFound
+	}
+	switch {
+	case err != nil:
+		return t, err
+	case t.Status != tasks.StatusActive:
+		return t, ErrTaskCompleted
+	case req.SessionID != "" && req.SessionID != t.SessionID:
+		return t, ErrSessionMismatch
+	case t.StepCount >= e.maxSteps():
+		return t, e.failTooLong(ctx, t)
+	}
+	return t, nil
+}
+
+// loadSession reads the user's session (created when sessionID is "").
+func (e *Engine) loadSession(ctx context.Context, req Request, sessionID, taskID string) (_ chat.Session, created bool, _ error) {
+	if sessionID == "" {
+		sess, err := chat.NewSession(req.Identity.TenantID, req.Identity.UserID, taskID, req.URL, req.Query, e.now())
+		return sess, err == nil, err
+	}
+	sess, err := e.Chat.GetSession(ctx, req.Identity.TenantID, sessionID)
+	if errors.Is(err, chat.ErrNotFound) || err == nil && (sess.Archived || sess.UserID != req.Identity.UserID) {
+		return sess, false, ErrSessionNotFound
+	}
+	return sess, false, err
 }
 
 // failTooLong fails a task that reached its step limit (§4.4): the request that would be the
@@ -420,45 +272,23 @@ type recorded struct {
 	LogAction string `json:"logAction,omitempty"`
 }
 
-// store writes the step, its chat messages, the debug entry and the idempotency record in one
+// store writes the step, its chat messages, the debug entries and the idempotency record in one
 // transaction.
-func (e *Engine) store(ctx context.Context, req Request, st state, prevAction string, step tasks.Step, status tasks.Status, resp Response, debug map[string]any) error {
-	tenant := req.Identity.TenantID
+func (e *Engine) store(ctx context.Context, in *interaction, step tasks.Step) error {
+	req, st := in.req, in.state
 	now := e.now()
 	// The stored page keeps no secret: neither a secret field's value nor a typed secret the page shows back.
-	capture, err := e.Chat.CaptureDOM(ctx, tenant, st.session.ID, page.RedactDOM(st.task.Memory.Secrets.Redact(req.DOM)))
+	capture, err := e.Chat.CaptureDOM(ctx, req.Identity.TenantID, st.session.ID, page.RedactDOM(st.task.Memory.Secrets.Redact(req.DOM)))
 	if err != nil {
 		return err
 	}
-	var msgs []chat.Message
-	if st.isNew || step.UserMessage != "" {
-		msgs = append(msgs, chat.Message{Role: chat.RoleUser, Content: req.Query, Status: chat.MessageSuccess})
-	}
-	if req.Report != nil {
-		msgs = append(msgs, withResults(reportMessage(req.Report, prevAction), req.Report))
-	}
-	assistant := chat.Message{
-		Role: chat.RoleAssistant, Content: step.Thought, ActionString: actionString(step), Status: chat.MessagePending,
-		Usage:   &chat.Usage{PromptTokens: step.Usage.PromptTokens, CompletionTokens: step.Usage.CompletionTokens},
-		Latency: step.LLMLatency, Model: step.Model,
-	}
-	assistant.AttachDOM(capture)
-	msgs = append(msgs, assistant)
-	if resp.Result != "" {
-		msgs = append(msgs, chat.Message{Role: chat.RoleAssistant, Content: resp.Result, Status: chat.MessageSuccess})
-	}
 	c := commit.Step{
-		Task: st.task, IsNew: st.isNew, Step: step, Status: status,
-		Session: st.session, NewSession: st.newSession, Messages: msgs, Snapshot: capture.Snapshot, SessionStatus: chat.Status(status),
-		Debug:        []tasks.DebugEntry{{ID: uuid.NewString(), TaskID: st.task.ID, LogType: tasks.LogStep, Data: debug, CreatedAt: now}},
-		Verification: resp.Verification, Correction: resp.Correction, Now: now,
-	}
-	if change, _ := debug["planChange"].(string); change != "" {
-		c.Debug = append(c.Debug, tasks.DebugEntry{ID: uuid.NewString(), TaskID: st.task.ID, LogType: tasks.LogPlan, CreatedAt: now,
-			Data: map[string]any{"step": step.Index, "change": change, "plan": resp.Plan}})
+		Task: st.task, IsNew: st.isNew, Step: step, Status: in.status,
+		Session: st.session, NewSession: st.newSession, Messages: in.messages(step, capture), Snapshot: capture.Snapshot, SessionStatus: chat.Status(in.status),
+		Debug: e.debugEntries(in, step.Index, now), Verification: in.resp.Verification, Correction: in.resp.Correction, Now: now,
 	}
 	if req.IdempotencyKey != "" {
-		body, err := json.Marshal(recorded{Response: resp, LogAction: resp.LogAction})
+		body, err := json.Marshal(recorded{Response: in.resp, LogAction: in.resp.LogAction})
 		if err != nil {
 			return fmt.Errorf("encode response: %w", err)
 		}
@@ -475,10 +305,44 @@ func (e *Engine) store(ctx context.Context, req Request, st state, prevAction st
 	case err != nil:
 		return fmt.Errorf("store step %d of task %s: %w", step.Index, st.task.ID, err)
 	}
-	if status.Finished() {
+	if in.status.Finished() {
 		e.alignSteps(wctx, st.task)
 	}
 	return nil
+}
+
+// messages are the step's chat messages: the user's, the report on the last action, the
+// assistant's step with its page capture, and the result of a finished task.
+func (in *interaction) messages(step tasks.Step, capture chat.DOMCapture) []chat.Message {
+	var msgs []chat.Message
+	if in.isNew || step.UserMessage != "" {
+		msgs = append(msgs, chat.Message{Role: chat.RoleUser, Content: in.req.Query, Status: chat.MessageSuccess})
+	}
+	if in.req.Report != nil {
+		msgs = append(msgs, withResults(reportMessage(in.req.Report, in.prevAction), in.req.Report))
+	}
+	assistant := chat.Message{
+		Role: chat.RoleAssistant, Content: step.Thought, ActionString: actionString(step), Status: chat.MessagePending,
+		Usage:   &chat.Usage{PromptTokens: step.Usage.PromptTokens, CompletionTokens: step.Usage.CompletionTokens},
+		Latency: step.LLMLatency, Model: step.Model,
+	}
+	assistant.AttachDOM(capture)
+	msgs = append(msgs, assistant)
+	if in.resp.Result != "" {
+		msgs = append(msgs, chat.Message{Role: chat.RoleAssistant, Content: in.resp.Result, Status: chat.MessageSuccess})
+	}
+	return msgs
+}
+
+// debugEntries are the step's debug log: what the step measured, and what it changed in the
+// plan when it changed it.
+func (e *Engine) debugEntries(in *interaction, stepIndex int, now time.Time) []tasks.DebugEntry {
+	out := []tasks.DebugEntry{{ID: uuid.NewString(), TaskID: in.task.ID, LogType: tasks.LogStep, Data: in.debugData(), CreatedAt: now}}
+	if in.plan.changed() {
+		out = append(out, tasks.DebugEntry{ID: uuid.NewString(), TaskID: in.task.ID, LogType: tasks.LogPlan, CreatedAt: now,
+			Data: map[string]any{"step": stepIndex, "change": in.plan.String(), "plan": in.resp.Plan}})
+	}
+	return out
 }
 
 // alignSteps gives an ended task's steps the task's retention; a failure only shortens how long
@@ -539,37 +403,39 @@ func knowledgeChunks(r knowledge.Result) []KnowledgeChunk {
 	return out
 }
 
-func debugData(d decision, modelAction, planChange string, rendered page.Rendered, know knowledge.Result, system, user string) map[string]any {
+func (in *interaction) debugData() map[string]any {
+	d, know := in.decision, in.know
 	return map[string]any{
-		"promptChars":          len(system) + len(user),
-		"promptTokensEstimate": page.EstimateTokens(system) + page.EstimateTokens(user),
+		"promptChars":          len(in.system) + len(in.user),
+		"promptTokensEstimate": tokens.Estimate(in.system) + tokens.Estimate(in.user),
 		"promptTokensReported": d.usage.PromptTokens,
 		"completionTokens":     d.usage.CompletionTokens,
-		"pageTokens":           rendered.Tokens,
-		"pageTruncated":        rendered.Truncated,
+		"pageTokens":           in.rendered.Tokens,
+		"pageTruncated":        in.rendered.Truncated,
 		"llmLatencyMs":         d.latency.Milliseconds(),
 		"llmAttempts":          d.attempts,
 		"correctiveRetry":      d.corrected,
 		"parseErrors":          d.parseErrors,
-		"modelAction":          modelAction,
+		"modelAction":          in.storedModel,
 		"knowledgeSource":      know.Debug.Source,
 		"knowledgeChunks":      len(know.Chunks),
 		"hasOrgKnowledge":      know.HasOrgKnowledge,
 		"serverTools":          d.serverTools,
-		"planChange":           planChange,
+		"planChange":           in.plan.String(),
+		"cache":                in.cache.Outcome(),
 	}
 }
 
 // orchestratorStatus is the §4.9 state of a step that goes on: correcting after a failed
-// verification, verifying when the action is a check, planning when the plan was made or
-// changed, executing otherwise.
-func orchestratorStatus(d decision, chk checked, planChange string) string {
+// verification, verifying when the action is a check, planning when the step made or revised
+// the plan, executing otherwise.
+func orchestratorStatus(d decision, chk checked, change planChange) string {
 	switch {
 	case chk.correction != nil:
 		return StatusCorrecting
 	case d.action.Name() == "verifySuccess":
 		return StatusVerifying
-	case strings.HasPrefix(planChange, "plan "):
+	case change.planning():
 		return StatusPlanning
 	}
 	return StatusExecuting

@@ -10,17 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/agent/agentdb"
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/chat/chatdb"
-	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/knowledge"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
+	"github.com/screenagent/backend/shared/tokens"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }
@@ -224,7 +225,7 @@ func TestHugeDOMFitsTheBudget(t *testing.T) {
 		t.Errorf("page tokens = %d (truncated %v), want at most %d and truncated", r.Metrics.PageTokens, r.Metrics.PageTruncated, page.DefaultBudget)
 	}
 	user := f.llm.Requests()[0].User()
-	if est := page.EstimateTokens(user); est > page.DefaultBudget+2000 {
+	if est := tokens.Estimate(user); est > page.DefaultBudget+2000 {
 		t.Errorf("user prompt is ~%d tokens, want the page within its budget", est)
 	}
 	if !strings.Contains(user, `[2]`) {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/screenagent/backend/shared/fakeclock"
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
@@ -25,15 +27,42 @@ func (b barrierLeases) LeaseTask(ctx context.Context, task tasks.Task, leaseID s
 	return b.Store.LeaseTask(ctx, task, leaseID, until)
 }
 
-// slowLLM answers after a delay, long enough for concurrent requests to overlap its call.
-type slowLLM struct {
+// heldLLM answers only once release is closed, so that a step's LLM call lasts until the test has
+// seen what it waits for, whatever the machine's load.
+type heldLLM struct {
 	llm.Client
-	delay time.Duration
+	release <-chan struct{}
 }
 
-func (s slowLLM) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
-	time.Sleep(s.delay)
-	return s.Client.Complete(ctx, req)
+func (h heldLLM) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	select {
+	case <-h.release:
+	case <-ctx.Done():
+		return llm.Response{}, ctx.Err()
+	}
+	return h.Client.Complete(ctx, req)
+}
+
+// keyLookups counts the Idempotency-Key lookups and closes looked once n were made: then the
+// requests sent at once have looked their key up, and those that are not first wait for its
+// response (a request that comes later is answered from the stored response just the same).
+type keyLookups struct {
+	TaskStore
+	n      int32
+	count  *atomic.Int32
+	looked chan struct{}
+}
+
+func newKeyLookups(s TaskStore, n int) keyLookups {
+	return keyLookups{TaskStore: s, n: int32(n), count: new(atomic.Int32), looked: make(chan struct{})}
+}
+
+func (k keyLookups) GetIdempotency(ctx context.Context, tenantID, key string) (tasks.IdempotencyRecord, error) {
+	rec, err := k.TaskStore.GetIdempotency(ctx, tenantID, key)
+	if k.count.Add(1) == k.n {
+		close(k.looked)
+	}
+	return rec, err
 }
 
 // interactAll runs the requests at once and returns their responses and errors.
@@ -94,10 +123,13 @@ func TestConcurrentRetriesWithOneKey(t *testing.T) {
 	f := newFixture(t)
 	f.llm.SetDefault(reply("Clicking.", "click(2)"))
 	existing := f.step(t, Request{})
-	f.engine.LLM = slowLLM{Client: f.engine.LLM, delay: 300 * time.Millisecond}
+	fast := f.engine.LLM
 	for name, taskID := range map[string]string{"a new task": "", "an existing task": existing.TaskID} {
 		t.Run(name, func(t *testing.T) {
 			before := f.llm.Calls()
+			// The first request's LLM call lasts until all have looked their key up.
+			lookups := newKeyLookups(f.tasks, 10)
+			f.engine.Tasks, f.engine.LLM = lookups, heldLLM{Client: fast, release: lookups.looked}
 			reqs := make([]Request, 10)
 			for i := range reqs {
 				reqs[i] = Request{Identity: alice, TaskID: taskID, URL: "https://shop.example/", Query: "q", DOM: shopDOM,
@@ -116,24 +148,42 @@ func TestConcurrentRetriesWithOneKey(t *testing.T) {
 	}
 }
 
+// clockedLookups moves the engine's clock by step at every Idempotency-Key lookup, so that a
+// wait for a twin ends after a few lookups rather than after seconds of the test's time.
+type clockedLookups struct {
+	TaskStore
+	clock   *fakeclock.Clock
+	step    time.Duration
+	lookups *atomic.Int32
+}
+
+func (c clockedLookups) GetIdempotency(ctx context.Context, tenantID, key string) (tasks.IdempotencyRecord, error) {
+	c.lookups.Add(1)
+	defer c.clock.Advance(c.step)
+	return c.TaskStore.GetIdempotency(ctx, tenantID, key)
+}
+
 // TestRetryWaitsOnlyBriefly: a retry whose twin stays in flight past the wait gets ErrConflict
-// without calling the LLM; another member using the same key is not the same request.
+// without calling the LLM, after looking for the twin's response more than once; another member
+// using the same key is not the same request.
 func TestRetryWaitsOnlyBriefly(t *testing.T) {
 	f := newFixture(t)
 	f.llm.SetDefault(reply("Clicking.", "click(2)"))
+	clock := fakeclock.New(time.Now())
+	lookups := new(atomic.Int32)
+	f.engine.Now = clock.Now
+	f.engine.Tasks = clockedLookups{TaskStore: f.tasks, clock: clock, step: replayWait / 2, lookups: lookups}
 	req := Request{Identity: alice, URL: "https://shop.example/", Query: "q", DOM: shopDOM, IdempotencyKey: "k", RequestHash: "h"}
-	if err := f.tasks.ClaimIdempotency(context.Background(), alice.TenantID, ownKey(req), "h", "twin", time.Now().Add(time.Minute)); err != nil {
+	if err := f.tasks.ClaimIdempotency(context.Background(), alice.TenantID, ownKey(req), "h", "twin", clock.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	// A deadline 1.5 s past the write reserve: the wait ends then.
-	ctx, cancel := context.WithTimeout(context.Background(), f.engine.writeReserve()+1500*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	if _, err := f.engine.Interact(ctx, req); !errors.Is(err, ErrConflict) || f.llm.Calls() != 0 {
+	if _, err := f.engine.Interact(context.Background(), req); !errors.Is(err, ErrConflict) || f.llm.Calls() != 0 {
 		t.Errorf("retry while the twin is in flight: %v after %d LLM calls, want ErrConflict and none", err, f.llm.Calls())
 	}
-	if waited := time.Since(start); waited < time.Second {
-		t.Errorf("the retry gave up after %v, want it to wait for the twin first", waited)
+	// Each lookup takes half of replayWait on the engine's clock: the retry looks again once,
+	// and gives up when the wait is over.
+	if n := lookups.Load(); n != 2 {
+		t.Errorf("the retry looked for the twin's response %d times, want 2 (it waits for the twin before giving up)", n)
 	}
 	req.Identity.UserID = "u-carol"
 	if r := f.step(t, req); r.TaskID == "" {

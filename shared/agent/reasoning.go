@@ -69,9 +69,58 @@ func outcome(s string) string {
 	return tasks.BranchContinue
 }
 
+// planChange is what a reply's <Plan>, <Step> and <Branch> blocks changed in the task's plan.
+type planChange struct {
+	// steps is the length of the plan the reply gave (0 when it kept the plan); revision is that
+	// plan's revision, 0 for the task's first.
+	steps, revision int
+	// movedTo is the plan step (1-based) the reply moved to; 0 when it stayed.
+	movedTo int
+	// branch is the conditional step decided by this reply; nil when none.
+	branch *branchTaken
+}
+
+// branchTaken is a conditional plan step decided by a reply.
+type branchTaken struct {
+	step      int // 1-based
+	condition string
+	holds     bool
+	outcome   string
+}
+
+func (c planChange) changed() bool { return c.steps > 0 || c.movedTo > 0 || c.branch != nil }
+
+// planning tells a step that made or revised the plan from one that follows it (moving on or
+// deciding a branch is following it).
+func (c planChange) planning() bool { return c.steps > 0 }
+
+// outcome is the outcome of the branch decided now ("" for none).
+func (c planChange) outcome() string {
+	if c.branch == nil {
+		return ""
+	}
+	return c.branch.outcome
+}
+
+// String says what changed, for the debug log ("" for nothing).
+func (c planChange) String() string {
+	var parts []string
+	if c.steps > 0 {
+		parts = append(parts, fmt.Sprintf("plan %s with %d steps", map[bool]string{true: "made", false: "updated"}[c.revision == 0], c.steps))
+	}
+	if c.movedTo > 0 {
+		parts = append(parts, fmt.Sprintf("now on plan step %d", c.movedTo))
+	}
+	if b := c.branch; b != nil {
+		parts = append(parts, fmt.Sprintf("plan step %d: %q is %v → %s", b.step, b.condition, b.holds, b.outcome))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // updatePlan applies the reply's <Plan>, <Step> and <Branch> blocks to the task's plan and returns
-// what changed ("" for nothing), and the outcome of a branch decided now ("" for none).
-func updatePlan(mem *tasks.Memory, sections map[string]string) (change, branch string) {
+// what changed.
+func updatePlan(mem *tasks.Memory, sections map[string]string) planChange {
+	var change planChange
 	if text, ok := sections["Plan"]; ok {
 		if steps := parsePlan(text); len(steps) > 0 {
 			rev := 0
@@ -80,12 +129,12 @@ func updatePlan(mem *tasks.Memory, sections map[string]string) (change, branch s
 			}
 			mem.Plan = &tasks.Plan{Steps: steps, Revision: rev}
 			mem.Plan.Steps[0].Status = tasks.PlanInProgress
-			change = fmt.Sprintf("plan %s with %d steps", map[bool]string{true: "made", false: "updated"}[rev == 0], len(steps))
+			change.steps, change.revision = len(steps), rev
 		}
 	}
 	p := mem.Plan
 	if p == nil {
-		return change, ""
+		return change
 	}
 	if n, skipped, ok := parseStep(sections["Step"]); ok && n >= 1 && n <= len(p.Steps) {
 		for _, k := range skipped {
@@ -95,32 +144,39 @@ func updatePlan(mem *tasks.Memory, sections map[string]string) (change, branch s
 		}
 		if n-1 != p.Current {
 			moveTo(p, n-1)
-			change = joinChange(change, fmt.Sprintf("now on plan step %d", n))
+			change.movedTo = n
 		}
 	}
 	if text, ok := sections["Branch"]; ok {
-		idx, holds, ok := parseBranch(text, p.Current)
-		if ok && idx < len(p.Steps) && p.Steps[idx].Condition != "" {
-			st := &p.Steps[idx]
-			st.Taken, branch = strconv.FormatBool(holds), st.OnFalse
-			if holds {
-				branch = st.OnTrue
-			}
-			st.Status = tasks.PlanDone
-			change = joinChange(change, fmt.Sprintf("plan step %d: %q is %v → %s", idx+1, st.Condition, holds, branch))
-			if n, ok := strings.CutPrefix(branch, "step "); ok {
-				if k, err := strconv.Atoi(n); err == nil && k >= 1 && k <= len(p.Steps) {
-					for i := idx + 1; i < k-1; i++ {
-						p.Steps[i].Status = tasks.PlanSkipped
-					}
-					moveTo(p, k-1)
-				}
-			} else if branch == tasks.BranchContinue && p.Current == idx {
-				moveTo(p, idx+1)
-			}
-		}
+		change.branch = takeBranch(p, text)
 	}
-	return change, branch
+	return change
+}
+
+// takeBranch decides the conditional step a <Branch> block names and moves the plan to its
+// outcome; nil when the block names no conditional step.
+func takeBranch(p *tasks.Plan, text string) *branchTaken {
+	idx, holds, ok := parseBranch(text, p.Current)
+	if !ok || idx >= len(p.Steps) || p.Steps[idx].Condition == "" {
+		return nil
+	}
+	st := &p.Steps[idx]
+	b := &branchTaken{step: idx + 1, condition: st.Condition, holds: holds, outcome: st.OnFalse}
+	if holds {
+		b.outcome = st.OnTrue
+	}
+	st.Taken, st.Status = strconv.FormatBool(holds), tasks.PlanDone
+	if n, ok := strings.CutPrefix(b.outcome, "step "); ok {
+		if k, err := strconv.Atoi(n); err == nil && k >= 1 && k <= len(p.Steps) {
+			for i := idx + 1; i < k-1; i++ {
+				p.Steps[i].Status = tasks.PlanSkipped
+			}
+			moveTo(p, k-1)
+		}
+	} else if b.outcome == tasks.BranchContinue && p.Current == idx {
+		moveTo(p, idx+1)
+	}
+	return b
 }
 
 // parseBranch reads "3: true", "step 3 false", "yes" (for the current step).

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
-	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/fakeclock"
 	"github.com/screenagent/backend/shared/httpapi"
 	"github.com/screenagent/backend/shared/ratelimit"

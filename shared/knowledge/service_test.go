@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/knowledge"
 	"github.com/screenagent/backend/shared/knowledge/extraction"
 	"github.com/screenagent/backend/shared/knowledge/knowledgedb"

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/infra/dynamotest"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }

@@ -13,8 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/accounts"
-	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/realtime"
 	"github.com/screenagent/backend/shared/realtime/realtimedb"
 )

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/screenagent/backend/shared/actionbatch"
 	"github.com/screenagent/backend/shared/runs"
 )
 
@@ -26,9 +25,10 @@ const fillAndContinue = `{"type":"tool_calls","thought":"Fill the form.","tools"
 {"name":"click","arguments":{"id":"agent-4"}},
 {"name":"click","arguments":{"id":"agent-5"}}]}`
 
-func (f *fixture) startWith(t *testing.T, mode runs.Mode, capabilities ...string) string {
+// startWith starts a run whose client declared actionBatch when batch is true.
+func (f *fixture) startWith(t *testing.T, mode runs.Mode, batch bool) string {
 	t.Helper()
-	resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "Buy the ticket", mode, "", "", nil, capabilities)
+	resp, err := f.svc.Start(context.Background(), runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: "Buy the ticket", Mode: mode, Batch: batch})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,19 +44,19 @@ func names(ts []runs.ToolView) []string {
 }
 
 func TestRunBatchAnswer(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
-		caps      []string
+		batch     bool
 		wantTools []string // nil: the answer has no tools field
 	}{
-		{"with the capability the whole batch comes back", []string{actionbatch.Capability}, []string{"type:agent-1", "type:agent-2", "type:agent-3", "click:agent-4", "click:agent-5"}},
-		{"unknown capabilities are ignored", []string{"somethingNewer", actionbatch.Capability}, []string{"type:agent-1", "type:agent-2", "type:agent-3", "click:agent-4", "click:agent-5"}},
-		{"without it only the first call", nil, nil},
+		{"with the capability the whole batch comes back", true, []string{"type:agent-1", "type:agent-2", "type:agent-3", "click:agent-4", "click:agent-5"}},
+		{"without it only the first call", false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			id := f.startWith(t, runs.ModeCareful, tt.caps...)
+			id := f.startWith(t, runs.ModeCareful, tt.batch)
 			f.llm.Reply(fillAndContinue)
 			r := f.step(t, id, checkout, nil)
 			if r.Action != runs.ActionExecuteTool || r.Tool == nil || r.Tool.Name != "type" || r.Tool.Parameters["id"] != "agent-1" {
@@ -76,6 +76,7 @@ func TestRunBatchAnswer(t *testing.T) {
 }
 
 func TestRunBatchRefusedParts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, reply, wantErr string
 	}{
@@ -96,9 +97,10 @@ func TestRunBatchRefusedParts(t *testing.T) {
 }
 
 func TestRunBatchGateCutsBeforeTheHeldCall(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	id := f.startWith(t, runs.ModeCareful, actionbatch.Capability)
+	id := f.startWith(t, runs.ModeCareful, true)
 	f.llm.Reply(`{"type":"tool_calls","tools":[{"name":"type","arguments":{"id":"agent-1","text":"Ada"}},{"name":"click","arguments":{"id":"agent-4"}},{"name":"click","arguments":{"id":"agent-6"}}]}`)
 	held := f.step(t, id, checkout, nil)
 	if held.Action != runs.ActionAskUser || held.Question == "" || held.Tools != nil || held.State.Status != runs.StatusWaitingUser {
@@ -117,8 +119,9 @@ func TestRunBatchGateCutsBeforeTheHeldCall(t *testing.T) {
 }
 
 func TestRunBatchAutonomousRunsWholeWithAWarning(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
-	id := f.startWith(t, runs.ModeAutonomous, actionbatch.Capability)
+	id := f.startWith(t, runs.ModeAutonomous, true)
 	f.llm.Reply(`{"type":"tool_calls","tools":[{"name":"type","arguments":{"id":"agent-1","text":"Ada"}},{"name":"click","arguments":{"id":"agent-6"}}]}`)
 	r := f.step(t, id, checkout, nil)
 	if r.Action != runs.ActionExecuteTool || len(r.Tools) != 2 {
@@ -131,9 +134,10 @@ func TestRunBatchAutonomousRunsWholeWithAWarning(t *testing.T) {
 }
 
 func TestRunBatchOutcomesReachThePromptAndHistory(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	id := f.startWith(t, runs.ModeCareful, actionbatch.Capability)
+	id := f.startWith(t, runs.ModeCareful, true)
 	f.llm.Reply(fillAndContinue)
 	f.llm.Reply(`{"type":"final","answer":"done"}`)
 	f.step(t, id, checkout, nil)
@@ -157,9 +161,10 @@ func TestRunBatchOutcomesReachThePromptAndHistory(t *testing.T) {
 }
 
 func TestRunBatchReplayReturnsTheWholeAnswer(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	id := f.startWith(t, runs.ModeCareful, actionbatch.Capability)
+	id := f.startWith(t, runs.ModeCareful, true)
 	f.llm.Reply(fillAndContinue)
 	req := runs.StepRequest{TenantID: "ten-a", UserID: "u-1", RunID: id, Snapshot: checkout, IdempotencyKey: "k1", RequestHash: "h"}
 	first, err := f.svc.Step(ctx, req)
@@ -172,15 +177,5 @@ func TestRunBatchReplayReturnsTheWholeAnswer(t *testing.T) {
 	}
 	if f.llm.Calls() != 1 {
 		t.Errorf("LLM calls = %d, want 1", f.llm.Calls())
-	}
-}
-
-func TestRunStartRefusesMalformedCapabilities(t *testing.T) {
-	f := newFixture(t)
-	for _, caps := range [][]string{{""}, {strings.Repeat("x", 51)}, make([]string, 11)} {
-		_, err := f.svc.Start(context.Background(), "ten-a", "u-1", "t", "", "", "", nil, caps)
-		if err == nil || !strings.Contains(err.Error(), "capabilities") {
-			t.Errorf("Start(capabilities %q) error = %v, want one naming capabilities", caps, err)
-		}
 	}
 }

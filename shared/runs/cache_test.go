@@ -5,13 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/actioncache"
 	"github.com/screenagent/backend/shared/actioncache/cachedb"
-	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/runs"
-	"github.com/screenagent/backend/shared/runs/runsdb"
+	"github.com/screenagent/backend/shared/runs/runstest"
 )
 
 func newCachedFixture(t *testing.T) *fixture {
@@ -22,7 +22,7 @@ func newCachedFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := runsdb.New(db.Client, db.Tables["TasksTable"], runs.DefaultRetention)
+	store := runstest.New(runs.DefaultRetention)
 	cache := &actioncache.Cache{Store: cachedb.New(db.Client, db.Tables["TasksTable"])}
 	return &fixture{svc: &runs.Service{Store: store, LLM: client, Model: "test-model", Cache: cache}, store: store, llm: fake}
 }
@@ -46,7 +46,7 @@ const teapotTask = "Open the Blue teapot and buy it"
 // playRun runs the task over the pages (observe first) and returns the answers.
 func (f *fixture) playRun(t *testing.T, mode runs.Mode, pages ...*runs.Snapshot) []runs.StepResponse {
 	t.Helper()
-	start, err := f.svc.Start(context.Background(), "ten-a", "u-1", teapotTask, mode, "", "", nil, nil)
+	start, err := f.svc.Start(context.Background(), runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: teapotTask, Mode: mode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +62,7 @@ func (f *fixture) playRun(t *testing.T, mode runs.Mode, pages ...*runs.Snapshot)
 }
 
 func TestRepeatedRunIsServedFromTheCache(t *testing.T) {
+	t.Parallel()
 	f := newCachedFixture(t)
 	home, product := shopPages("a-")
 	f.llm.Reply(toolCall("click", `{"id":"a-1"}`))
@@ -90,6 +91,7 @@ func TestRepeatedRunIsServedFromTheCache(t *testing.T) {
 }
 
 func TestTheGateHoldsAReplayInCarefulMode(t *testing.T) {
+	t.Parallel()
 	f := newCachedFixture(t)
 	home, product := shopPages("a-")
 	f.llm.Reply(toolCall("click", `{"id":"a-1"}`))

@@ -33,6 +33,7 @@ func (p *published) Send(_ context.Context, events ...realtime.Event) {
 // Every committed transition of a run, a step or an answer, tells the run's subscribers what it
 // does and the run's status; a step that commits nothing tells nothing.
 func TestRunStepEvents(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	pub := &published{}
 	f.svc.Events = pub

@@ -8,6 +8,7 @@ import (
 )
 
 func TestCheckGate(t *testing.T) {
+	t.Parallel()
 	shop := &Snapshot{URL: "https://shop.example/product/42", Elements: []Element{
 		{ID: "pay", Tag: "button", Text: "Pay Now"},
 		{ID: "buy", Tag: "a", AriaLabel: "Buy this item"},

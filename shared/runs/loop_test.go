@@ -33,6 +33,7 @@ func steps(calls ...string) []Entry {
 }
 
 func TestDetectLoop(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name      string
 		calls     []string
@@ -72,6 +73,7 @@ func TestDetectLoop(t *testing.T) {
 }
 
 func TestDetectLoopCountsHeldActions(t *testing.T) {
+	t.Parallel()
 	// The gate held click a9, the user approved it, and the model chose it again.
 	held := Tool{Name: ToolClick, ID: "a9"}
 	history := []Entry{
@@ -86,6 +88,7 @@ func TestDetectLoopCountsHeldActions(t *testing.T) {
 // TestDetectLoopSeesThePageChange: the same action repeated while each one changes the page is
 // progress; repeated on a page that stays the same it is a loop.
 func TestDetectLoopSeesThePageChange(t *testing.T) {
+	t.Parallel()
 	list := func(items ...string) *Snapshot {
 		p := &Snapshot{URL: "https://shop.example/socks", Title: "Socks"}
 		for i, it := range items {
@@ -123,6 +126,7 @@ func TestDetectLoopSeesThePageChange(t *testing.T) {
 }
 
 func TestFingerprint(t *testing.T) {
+	t.Parallel()
 	base := &Snapshot{URL: "https://a.example/", Title: "A", VisibleText: "Hello", Timestamp: 1,
 		Elements: []Element{{ID: "agent-1", Tag: "input", Value: "x", BBox: &BBox{Y: 10}}}}
 	same := *base

@@ -24,20 +24,20 @@ const reflectEvery = 5
 // Reflection is one self-reflection.
 type Reflection struct {
 	// StepNumber is the step whose decision triggered it.
-	StepNumber    int `dynamodbav:"stepNumber"`
-	StepsAnalyzed int `dynamodbav:"stepsAnalyzed"`
+	StepNumber    int
+	StepsAnalyzed int
 	// Observes counts observe actions; Errors and Successes count the reported results of the
 	// analysed actions (the newest has none yet).
-	Observes  int `dynamodbav:"observes"`
-	Errors    int `dynamodbav:"errors"`
-	Successes int `dynamodbav:"successes"`
+	Observes  int
+	Errors    int
+	Successes int
 	// ActionDiversity is the share of distinct tools among the analysed actions (0 to 1).
-	ActionDiversity float64    `dynamodbav:"actionDiversity"`
-	Efficiency      Efficiency `dynamodbav:"efficiency"`
-	Issues          []string   `dynamodbav:"issues"`
-	Suggestions     []string   `dynamodbav:"suggestions"`
-	ShouldAdjust    bool       `dynamodbav:"shouldAdjust"`
-	CreatedAt       time.Time  `dynamodbav:"createdAt"`
+	ActionDiversity float64
+	Efficiency      Efficiency
+	Issues          []string
+	Suggestions     []string
+	ShouldAdjust    bool
+	CreatedAt       time.Time
 	// advancing is true when the analysed steps saw the page change; it is judged when the
 	// reflection is made and not stored.
 	advancing bool

@@ -9,6 +9,7 @@ func ok() *Result   { return &Result{Success: true} }
 func fail() *Result { return &Result{Success: false, Error: "not found"} }
 
 func TestAnalyzeProgress(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name       string
 		calls      []string
@@ -40,6 +41,7 @@ func TestAnalyzeProgress(t *testing.T) {
 }
 
 func TestAnalyzeProgressCounts(t *testing.T) {
+	t.Parallel()
 	r := analyzeProgress(steps("observe", "click a1", "observe", "type a2 x", "scroll"), []*Result{ok(), fail(), ok(), ok(), nil}, time.Now())
 	if r.Observes != 2 || r.Errors != 1 || r.Successes != 3 || r.ActionDiversity != 0.8 {
 		t.Errorf("counts = %d observes, %d errors, %d successes, diversity %v; want 2, 1, 3, 0.8", r.Observes, r.Errors, r.Successes, r.ActionDiversity)
@@ -47,6 +49,7 @@ func TestAnalyzeProgressCounts(t *testing.T) {
 }
 
 func TestDueReflection(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		step int
 		last []int

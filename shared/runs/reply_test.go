@@ -17,6 +17,7 @@ var testPage = &Snapshot{URL: "https://shop.example/", Elements: []Element{
 }}
 
 func TestParseReply(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		reply string
@@ -64,6 +65,7 @@ func TestParseReply(t *testing.T) {
 }
 
 func TestParseReplyRejects(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, reply string
 		page        *Snapshot

@@ -2,22 +2,45 @@ package runs_test
 
 import (
 	"context"
+	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/screenagent/backend/shared/runs"
 )
 
+// leaseConflicts closes met once n leases were refused because the run was held: the requests
+// sent at once have met the first one's lease (a request that comes later is answered from the
+// stored response just the same).
+type leaseConflicts struct {
+	runs.Store
+	n     int32
+	count atomic.Int32
+	met   chan struct{}
+}
+
+func (l *leaseConflicts) Lease(ctx context.Context, run runs.Run, leaseID string, until time.Time) error {
+	err := l.Store.Lease(ctx, run, leaseID, until)
+	if errors.Is(err, runs.ErrConflict) && l.count.Add(1) == l.n {
+		close(l.met)
+	}
+	return err
+}
+
 // TestConcurrentRetriesWithOneKey: retries of a step sent while the first is in flight, with its
 // Idempotency-Key and body, wait and get its response; the model is called once.
 func TestConcurrentRetriesWithOneKey(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	id := f.start(t, runs.ModeAutonomous)
 	f.step(t, id, nil, nil)
 	f.llm.SetDefault(toolCall("click", `{"id":"agent-1"}`))
-	f.svc.LLM = slowLLM{Client: f.svc.LLM, delay: 300 * time.Millisecond}
 	const n = 6
+	// The first request's LLM call lasts until the others have met its lease: they wait for it.
+	conflicts := &leaseConflicts{Store: f.svc.Store, n: n - 1, met: make(chan struct{})}
+	f.svc.Store, f.svc.LLM = conflicts, heldLLM{Client: f.svc.LLM, release: conflicts.met}
 	resps, errs := make([]runs.StepResponse, n), make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {

@@ -94,27 +94,27 @@ func (e *LLMError) Unwrap() error { return e.Err }
 
 // Tool is one tool call with its arguments; only the arguments of its tool are set.
 type Tool struct {
-	Name string `dynamodbav:"name"`
-	ID   string `dynamodbav:"id,omitempty"`
-	URL  string `dynamodbav:"url,omitempty"`
-	Text string `dynamodbav:"text,omitempty"`
+	Name string
+	ID   string
+	URL  string
+	Text string
 	// Secret names a secret the client holds, typed instead of Text: the server never sees it.
-	Secret string  `dynamodbav:"secret,omitempty"`
-	Submit bool    `dynamodbav:"submit,omitempty"`
-	DeltaY float64 `dynamodbav:"deltaY,omitempty"`
-	Key    string  `dynamodbav:"key,omitempty"`
+	Secret string
+	Submit bool
+	DeltaY float64
+	Key    string
 }
 
 // Result is the client's report on the last tool it executed (ToolResult; data is not kept:
 // the next snapshot shows the page).
 type Result struct {
-	Success bool   `dynamodbav:"success"`
-	Message string `dynamodbav:"message,omitempty"`
-	Error   string `dynamodbav:"error,omitempty"`
+	Success bool
+	Message string
+	Error   string
 	// Skipped: a call of a batch the client did not run (after a failure or a page change).
-	Skipped bool `dynamodbav:"skipped,omitempty"`
+	Skipped bool
 	// Parts are the results of each call of a batch, in order (lastActionResults).
-	Parts []Result `dynamodbav:"parts,omitempty"`
+	Parts []Result
 }
 
 // Observation is the result as the history shows it.
@@ -133,16 +133,16 @@ func (r Result) Observation() string {
 // UserAnswer is the user's reply to a question, recorded on the step it led to (or, when it
 // declined, on the run it cancelled).
 type UserAnswer struct {
-	Approved bool   `dynamodbav:"approved"`
-	Text     string `dynamodbav:"text,omitempty"`
+	Approved bool
+	Text     string
 	// UserID is who answered.
-	UserID string `dynamodbav:"userId,omitempty"`
+	UserID string
 }
 
 // Usage is the LLM's token usage of a step.
 type Usage struct {
-	PromptTokens     int `dynamodbav:"promptTokens"`
-	CompletionTokens int `dynamodbav:"completionTokens"`
+	PromptTokens     int
+	CompletionTokens int
 }
 
 // Entry is one step of a run's history: the action the client was told to take.

@@ -7,6 +7,7 @@ import (
 )
 
 func TestToolStringAndParameters(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		tool       Tool
 		wantString string
@@ -30,6 +31,7 @@ func TestToolStringAndParameters(t *testing.T) {
 }
 
 func TestObservation(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		r    Result
 		want string
@@ -48,6 +50,7 @@ func TestObservation(t *testing.T) {
 }
 
 func TestRetention(t *testing.T) {
+	t.Parallel()
 	r := DefaultRetention
 	at := time.Unix(1737292800, 0)
 	for _, s := range []Status{StatusCreated, StatusRunning, StatusWaitingUser} {

@@ -14,6 +14,7 @@ import (
 )
 
 func TestDecodeSnapshotMasksSecretValues(t *testing.T) {
+	t.Parallel()
 	raw := `{"url":"https://crm.example.com/login","elements":[
 		{"id":"e1","tag":"input","type":"password","value":"hunter2-typed"},
 		{"id":"e2","tag":"input","type":"text","name":"password","value":"shown-by-toggle"},
@@ -48,6 +49,7 @@ var loginPage = &runs.Snapshot{URL: "https://crm.example.com/login", Title: "Sig
 // history, its GET view and later prompts never hold it, even when the client and the model
 // echo it.
 func TestTypedSecretReachesOnlyItsResponse(t *testing.T) {
+	t.Parallel()
 	const secret = "Tr0ub4dor&3x"
 	f := newFixture(t)
 	id := f.start(t, runs.ModeAutonomous)
@@ -95,6 +97,7 @@ func TestTypedSecretReachesOnlyItsResponse(t *testing.T) {
 }
 
 func TestTypeWithNamedSecret(t *testing.T) {
+	t.Parallel()
 	held := []trust.NamedSecret{{Name: "crm_password", Origin: "crm.example.com"}, {Name: "bank_pin", Origin: "bank.example"}}
 	cases := []struct {
 		name    string
@@ -115,7 +118,7 @@ func TestTypeWithNamedSecret(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
-			resp, err := f.svc.Start(context.Background(), "ten-a", "u-1", "Sign in to the CRM", runs.ModeAutonomous, "", "", held, nil)
+			resp, err := f.svc.Start(context.Background(), runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: "Sign in to the CRM", Mode: runs.ModeAutonomous, SecretNames: held})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,6 +152,7 @@ func TestTypeWithNamedSecret(t *testing.T) {
 }
 
 func TestQuestionsCarryTheirKind(t *testing.T) {
+	t.Parallel()
 	payPage := &runs.Snapshot{URL: "https://shop.example/checkout", Title: "Checkout", Elements: []runs.Element{{ID: "agent-1", Tag: "button", Text: "Pay now"}}}
 	cases := []struct {
 		name, reply string
@@ -177,6 +181,7 @@ func TestQuestionsCarryTheirKind(t *testing.T) {
 // TestApprovedSecretTypeIsTypedAgain: a type into a password field that the gate holds is kept
 // masked; after the approval the model types the value again, and that call goes through.
 func TestApprovedSecretTypeIsTypedAgain(t *testing.T) {
+	t.Parallel()
 	const secret = "Corr3ct-Horse"
 	f := newFixture(t)
 	id := f.start(t, runs.ModeCareful)
@@ -208,6 +213,7 @@ func TestApprovedSecretTypeIsTypedAgain(t *testing.T) {
 // replies the parser refused (which go to the client and the log line) never quote in clear
 // what the model wrote, wherever it put it, while the words of the documented form stay.
 func TestRefusedRepliesQuoteNoValueForASecretField(t *testing.T) {
+	t.Parallel()
 	const secret = `Zq-9_pass"WORD`
 	quoted, _ := json.Marshal(secret)
 	for _, tc := range []struct {

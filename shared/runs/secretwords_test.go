@@ -13,10 +13,11 @@ import (
 // into an answer, needs it in clear until the step that types it; no later prompt shows it, nor
 // the run's GET view.
 func TestPasswordsGivenInWordsAreMaskedOnceTyped(t *testing.T) {
+	t.Parallel()
 	const first, second = "s3cret-pass-1", "n3w-pass-22"
 	f := newFixture(t)
 	ctx := context.Background()
-	started, err := f.svc.Start(ctx, "ten-a", "u-1", "Sign in with the password "+first, runs.ModeAutonomous, "", "", nil, nil)
+	started, err := f.svc.Start(ctx, runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: "Sign in with the password " + first, Mode: runs.ModeAutonomous})
 	if err != nil {
 		t.Fatal(err)
 	}

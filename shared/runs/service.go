@@ -6,17 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
-	"github.com/screenagent/backend/shared/actionbatch"
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/trust"
 	"github.com/screenagent/backend/shared/trust/gate"
-	"github.com/screenagent/backend/shared/usertime"
 )
 
 // Store keeps runs: a header per run and its history entries.
@@ -99,9 +95,6 @@ const (
 // MaxTask bounds a run's task, in characters.
 const MaxTask = 10_000
 
-// maxAnswerText bounds the user's text answer, in characters.
-const maxAnswerText = 2_000
-
 // maxReplyTokens bounds the model's reply: one JSON object.
 const maxReplyTokens = 1024
 
@@ -126,41 +119,33 @@ func orDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
+// StartRequest is one POST /agent/run/start, checked by the run API's edge (runapi.DecodeStart).
+type StartRequest struct {
+	TenantID string
+	UserID   string
+	Task     string
+	Mode     Mode
+	// Timezone and Locale are the user's, canonical ("" when not given).
+	Timezone    string
+	Locale      string
+	SecretNames []trust.NamedSecret
+	// Batch: the client declared the actionBatch capability.
+	Batch bool
+}
+
 // Start creates a run for the tenant's user. An empty mode is careful: the gate is on unless
 // the client asks for autonomy.
-func (s *Service) Start(ctx context.Context, tenantID, userID, task string, mode Mode, timezone, locale string, secrets []trust.NamedSecret, capabilities []string) (StartResponse, error) {
-	task = strings.TrimSpace(task)
-	switch {
-	case task == "":
-		return StartResponse{}, invalid("task", "is required")
-	case utf8.RuneCountInString(task) > MaxTask:
-		return StartResponse{}, invalid("task", "must be at most %d characters", MaxTask)
-	}
-	switch mode {
-	case "":
-		mode = ModeCareful
-	case ModeAutonomous, ModeCareful:
-	default:
-		return StartResponse{}, invalid("mode", "must be autonomous or careful")
-	}
-	clock, err := usertime.Parse(timezone, locale)
-	switch {
-	case errors.Is(err, usertime.ErrTimezone):
-		return StartResponse{}, invalid("timezone", "%s", err.Error())
-	case err != nil:
-		return StartResponse{}, invalid("locale", "%s", err.Error())
-	}
-	batch, err := actionbatch.Declared(capabilities)
-	if err != nil {
-		return StartResponse{}, invalid("capabilities", "%s", err.Error())
+func (s *Service) Start(ctx context.Context, req StartRequest) (StartResponse, error) {
+	if req.Mode == "" {
+		req.Mode = ModeCareful
 	}
 	maxSteps := s.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
 	}
 	run, err := s.Store.Create(ctx, Run{
-		ID: uuid.NewString(), TenantID: tenantID, UserID: userID, Task: task, Mode: mode,
-		Status: StatusCreated, MaxSteps: maxSteps, Timezone: clock.Name(), Locale: clock.Locale, SecretNames: secrets, Batch: batch,
+		ID: uuid.NewString(), TenantID: req.TenantID, UserID: req.UserID, Task: req.Task, Mode: req.Mode,
+		Status: StatusCreated, MaxSteps: maxSteps, Timezone: req.Timezone, Locale: req.Locale, SecretNames: req.SecretNames, Batch: req.Batch,
 	})
 	if err != nil {
 		return StartResponse{}, err
@@ -191,171 +176,36 @@ type StepRequest struct {
 // steps, the LLM's choice, loop detection, the security gate, self-reflection. It stores the
 // step, or the run's end, in one conditional write; on an error the run is unchanged.
 func (s *Service) Step(ctx context.Context, req StepRequest) (_ StepResponse, err error) {
-	// Ownership first: a stored response is only ever replayed to the run's own user.
-	run, err := s.load(ctx, req.TenantID, req.UserID, req.RunID)
-	if err != nil {
+	in, replayed, found, err := s.beginStep(ctx, req)
+	if found || err != nil {
+		return replayed, err
+	}
+	in.observe()
+	if in.run.CurrentStep >= in.run.MaxSteps {
+		return s.stop(ctx, in.idem, in.run, in.next, in.result, "Maximum steps reached", StepMetrics{})
+	}
+	if err := s.recall(ctx, in); err != nil {
 		return StepResponse{}, err
 	}
-	idem := idemRequest{ScopeStep, req.TenantID, req.RunID, req.IdempotencyKey, req.RequestHash}
-	if resp, found, err := s.replay(ctx, idem); found || err != nil {
-		return resp, err
-	}
-	switch {
-	case run.Status.Finished():
-		return StepResponse{}, ErrFinished
-	case run.Status == StatusWaitingUser:
-		return StepResponse{}, ErrWaitingUser
-	}
-	next := run
-	if req.Snapshot != nil {
-		next.CurrentSnapshot = redactSnapshot(&run.Secrets, req.Snapshot)
-	}
-	if req.SecretNames != nil {
-		next.SecretNames = req.SecretNames
-	}
-	result := redactResult(&next, withParts(req.LastActionResult, req.LastActionResults))
-	if run.CurrentStep == 0 {
-		result = nil // no action has been taken yet
-	}
-	if run.CurrentStep >= run.MaxSteps {
-		return s.stop(ctx, idem, run, next, result, "Maximum steps reached", StepMetrics{})
-	}
-
-	history, err := s.Store.Entries(ctx, req.TenantID, req.RunID, historyInPrompt)
-	if err != nil {
-		return StepResponse{}, err
-	}
-	history = redactEntries(&run, history)
-	// Read before the LLM call, so that failing to read them costs no call; without them the gate
-	// would let through what the tenant asked to hold, so a failure fails the step.
-	rules, err := s.gateRules(ctx, req.TenantID)
-	if err != nil {
-		return StepResponse{}, err
-	}
-	results := resultsOf(history, result)
-	page := next.CurrentSnapshot
-	// Without a page there is nothing to decide on: the first move is to look (no LLM call).
-	d := decision{reply: Reply{Type: ReplyToolCall, Tool: Tool{Name: ToolObserve}, Thought: "No page has been observed yet."}}
-	var turn *cacheTurn
-	served := false
-	if page != nil {
+	if in.page != nil {
 		leaseID := uuid.NewString()
-		if replayed, found, err := s.lease(ctx, idem, run, leaseID); found || err != nil {
+		if replayed, found, err := s.lease(ctx, in.idem, in.run, leaseID); found || err != nil {
 			return replayed, err
 		}
 		// The step's Save ends the lease; any other way out releases it for the retry.
 		defer func() {
 			if err != nil {
-				if rerr := s.Store.Release(context.WithoutCancel(ctx), run.TenantID, run.ID, leaseID); rerr != nil {
-					s.logger().WarnContext(ctx, "release run lease", "runId", run.ID, "error", rerr.Error())
-				}
+				s.release(ctx, in.run, leaseID)
 			}
 		}()
-		system, user := buildPrompt(promptInput{
-			Task: run.Secrets.Redact(run.Task), History: history, Results: results, Earlier: run.CurrentStep - len(history),
-			Page: page, Reflection: adjusting(run.Reflections, run.CurrentStep), Secrets: next.SecretNames,
-			Step: run.CurrentStep + 1, MaxSteps: run.MaxSteps, Now: s.now(), Clock: run.clock(), Batch: run.Batch,
-			Careful: run.Mode == ModeCareful, GateNotice: gateNotice(run.Mode, page, rules),
-		})
-		turn = s.openCache(ctx, req, run, result, page)
-		if d, served = s.fromCache(ctx, turn); served {
-			// The cached step goes through the same loop rules, gate and reflection below.
-		} else if d, err = s.decide(ctx, system, user, page, next.SecretNames, &next.Secrets, run.Batch); err != nil || d.invalid != "" {
-			// The run stays exactly as it was: the client retries the step.
-			if errors.Is(err, llm.ErrNotConfigured) {
-				// Not an outage: the cold start logged what to set, and the edge answers with it.
-				return StepResponse{}, err
-			}
-			reason := "The model did not choose a valid action: " + d.invalid
-			if err != nil {
-				reason = "The language model is unavailable: " + llmReason(err)
-			}
-			s.logger().WarnContext(ctx, "run step: no usable reply", "runId", run.ID, "reason", reason, "attempts", d.attempts)
-			return StepResponse{}, &LLMError{Message: reason + " The run is unchanged: retry the step.", Err: err}
+		if err := s.decideStep(ctx, in); err != nil {
+			return StepResponse{}, err
 		}
 	}
-	m := d.metrics()
-	// The client gets the call as decided; the run keeps it with a secret typed into a secret
-	// field masked, and the model's words with every typed secret redacted.
-	// Every call of a batch is kept as a single call is.
-	var sent *Tool
-	var sentAll, keptAll []Tool
-	if d.reply.Type == ReplyToolCall {
-		sent = &d.reply.Tool
-		sentAll = []Tool{d.reply.Tool}
-		if len(d.reply.Tools) > 1 {
-			sentAll = d.reply.Tools
-		}
-		for i := range sentAll {
-			keptAll = append(keptAll, *storedTool(&next, &sentAll[i], page))
-		}
+	if reason := s.applyPolicies(in); reason != "" {
+		return s.stop(ctx, in.idem, in.run, in.next, in.result, reason, in.metrics)
 	}
-	var kept *Tool
-	if len(keptAll) > 0 {
-		kept = &keptAll[0]
-	}
-	redactReply(&next, &d.reply)
-	m.Cache = turn.status()
-
-	entry := Entry{
-		StepNumber: run.CurrentStep + 1, Thought: d.reply.Thought, PreviousResult: result,
-		Model: d.model, Usage: d.usage, LLMAttempts: d.attempts, LLMLatency: d.latency, PageHash: fingerprint(page),
-	}
-	if page != nil {
-		entry.URL = page.URL
-	}
-	switch d.reply.Type {
-	case ReplyFinal:
-		entry.Action, entry.Answer = ToolFinish, d.reply.Answer
-		next.Status, next.Result = StatusCompleted, d.reply.Answer
-	case ReplyAskUser:
-		entry.Action, entry.Question = ToolAskUser, d.reply.Question
-		next.Status, next.PendingQuestion = StatusWaitingUser, d.reply.Question
-	default:
-		entry.Action, entry.Tool = kept.Name, kept
-		if len(keptAll) > 1 {
-			entry.Tools = keptAll
-		}
-		next.Status = StatusRunning
-	}
-	if d.reply.Type != ReplyFinal {
-		if reason, loop := detectLoop(history, entry); loop {
-			return s.stop(ctx, idem, run, next, result, "Stopped: loop detected: "+reason, m)
-		}
-	}
-	if d.reply.Type == ReplyToolCall {
-		scope := fmt.Sprintf("%s/%s/%d", run.TenantID, run.ID, entry.StepNumber)
-		gateCalls(&entry, &next, page, rules, run.Mode, scope, d.reply.Payment)
-	}
-	next.ApprovedSecretType = nil // an approval holds for the step right after it only
-	if d.reply.Type != ReplyFinal && dueReflection(entry.StepNumber, run.Reflections) {
-		r := analyzeProgress(append(history, entry), append(results, nil), s.now())
-		next.Reflections = append(append([]Reflection(nil), run.Reflections...), r)
-		if n := len(run.Reflections); r.Efficiency == EfficiencyLow && !r.advancing && n > 0 && run.Reflections[n-1].Efficiency == EfficiencyLow {
-			reason := fmt.Sprintf("Stopped: low efficiency in two self-reflections in a row (steps %d and %d): %s",
-				run.Reflections[n-1].StepNumber, r.StepNumber, strings.Join(r.Issues, "; "))
-			return s.stop(ctx, idem, run, next, result, reason, m)
-		}
-	}
-	next.CurrentStep = entry.StepNumber
-	next.CacheTrail = turn.record(run.CacheTrail, entry, served)
-	resp := StepResponse{State: stateOf(next), Metrics: m}
-	switch entry.Action {
-	case ToolFinish:
-		resp.Action, resp.Result = ActionFinish, entry.Answer
-	case ToolAskUser:
-		resp.Action, resp.Question, resp.ConfirmationID = ActionAskUser, entry.Question, next.PendingConfirmation
-		resp.UserRequest = askKind(entry)
-	default:
-		resp.Action, resp.Tool = ActionExecuteTool, toolView(sent)
-		if run.Batch {
-			resp.Tools = toolViews(sentAll)
-		}
-	}
-	if resp, err = s.save(ctx, idem, run, next, &entry, resp); err == nil {
-		s.learnFromCache(ctx, turn, next.Status)
-	}
-	return resp, err
+	return s.commit(ctx, in)
 }
 
 // stop ends the run with status error and reason, keeping the last result for the history.
@@ -386,10 +236,7 @@ type AnswerRequest struct {
 // continues with the next action: the call the security gate held, or observe after the model's
 // own question, so the next step sees the page again; a text answer reaches the next prompt.
 func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, error) {
-	text := strings.TrimSpace(req.Answer)
-	if n := utf8.RuneCountInString(text); n > maxAnswerText {
-		return StepResponse{}, invalid("answer", "must be at most %d characters", maxAnswerText)
-	}
+	text := req.Answer
 	run, err := s.load(ctx, req.TenantID, req.UserID, req.RunID)
 	if err != nil {
 		return StepResponse{}, err

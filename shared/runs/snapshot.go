@@ -16,53 +16,53 @@ import (
 
 // Snapshot is the page as the client sees it (PageSnapshot of PROXY_SERVER_API.md).
 type Snapshot struct {
-	URL         string    `json:"url" dynamodbav:"url"`
-	Title       string    `json:"title" dynamodbav:"title"`
-	VisibleText string    `json:"visibleText" dynamodbav:"visibleText"`
-	Elements    []Element `json:"elements" dynamodbav:"elements"`
+	URL         string    `json:"url"`
+	Title       string    `json:"title"`
+	VisibleText string    `json:"visibleText"`
+	Elements    []Element `json:"elements"`
 	// Timestamp is when the client took the snapshot, in epoch milliseconds.
-	Timestamp int64 `json:"timestamp" dynamodbav:"timestamp"`
+	Timestamp int64 `json:"timestamp"`
 }
 
 // Element is an interactive element of the page (ElementInfo); ID is its data-agent-id.
 type Element struct {
-	ID          string `json:"id" dynamodbav:"id"`
-	Tag         string `json:"tag" dynamodbav:"tag"`
-	Role        string `json:"role,omitempty" dynamodbav:"role,omitempty"`
-	Text        string `json:"text,omitempty" dynamodbav:"text,omitempty"`
-	AriaLabel   string `json:"ariaLabel,omitempty" dynamodbav:"ariaLabel,omitempty"`
-	Placeholder string `json:"placeholder,omitempty" dynamodbav:"placeholder,omitempty"`
-	Type        string `json:"type,omitempty" dynamodbav:"type,omitempty"`
-	Value       string `json:"value,omitempty" dynamodbav:"value,omitempty"`
-	Href        string `json:"href,omitempty" dynamodbav:"href,omitempty"`
-	Disabled    bool   `json:"disabled,omitempty" dynamodbav:"disabled,omitempty"`
-	Name        string `json:"name,omitempty" dynamodbav:"name,omitempty"`
-	BBox        *BBox  `json:"bbox,omitempty" dynamodbav:"bbox,omitempty"`
+	ID          string `json:"id"`
+	Tag         string `json:"tag"`
+	Role        string `json:"role,omitempty"`
+	Text        string `json:"text,omitempty"`
+	AriaLabel   string `json:"ariaLabel,omitempty"`
+	Placeholder string `json:"placeholder,omitempty"`
+	Type        string `json:"type,omitempty"`
+	Value       string `json:"value,omitempty"`
+	Href        string `json:"href,omitempty"`
+	Disabled    bool   `json:"disabled,omitempty"`
+	Name        string `json:"name,omitempty"`
+	BBox        *BBox  `json:"bbox,omitempty"`
 	// What a client may add so the model sees what a user sees (all optional): the text of the
 	// element's <label>, its states (nil: not sent), a select's option texts, and the text of the
 	// card or row it belongs to (which product an "Add to cart" is for).
-	Label    string   `json:"label,omitempty" dynamodbav:"label,omitempty"`
-	Checked  *bool    `json:"checked,omitempty" dynamodbav:"checked,omitempty"`
-	Selected *bool    `json:"selected,omitempty" dynamodbav:"selected,omitempty"`
-	Pressed  *bool    `json:"pressed,omitempty" dynamodbav:"pressed,omitempty"`
-	Expanded *bool    `json:"expanded,omitempty" dynamodbav:"expanded,omitempty"`
-	Options  []string `json:"options,omitempty" dynamodbav:"options,omitempty"`
-	Context  string   `json:"context,omitempty" dynamodbav:"context,omitempty"`
+	Label    string   `json:"label,omitempty"`
+	Checked  *bool    `json:"checked,omitempty"`
+	Selected *bool    `json:"selected,omitempty"`
+	Pressed  *bool    `json:"pressed,omitempty"`
+	Expanded *bool    `json:"expanded,omitempty"`
+	Options  []string `json:"options,omitempty"`
+	Context  string   `json:"context,omitempty"`
 	// What tells a secret field in any language (trust.SecretFields): the field's autocomplete,
 	// inputmode and maxlength attributes (MaxLength 0: none), and whether it shows its value
 	// masked (it was a password field, or a style masks it).
-	Autocomplete string `json:"autocomplete,omitempty" dynamodbav:"autocomplete,omitempty"`
-	InputMode    string `json:"inputMode,omitempty" dynamodbav:"inputMode,omitempty"`
-	MaxLength    int    `json:"maxLength,omitempty" dynamodbav:"maxLength,omitempty"`
-	Masked       bool   `json:"masked,omitempty" dynamodbav:"masked,omitempty"`
+	Autocomplete string `json:"autocomplete,omitempty"`
+	InputMode    string `json:"inputMode,omitempty"`
+	MaxLength    int    `json:"maxLength,omitempty"`
+	Masked       bool   `json:"masked,omitempty"`
 }
 
 // BBox is an element's bounding box in CSS pixels.
 type BBox struct {
-	X      float64 `json:"x" dynamodbav:"x"`
-	Y      float64 `json:"y" dynamodbav:"y"`
-	Width  float64 `json:"width" dynamodbav:"width"`
-	Height float64 `json:"height" dynamodbav:"height"`
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
 }
 
 // Element returns the element with the id.

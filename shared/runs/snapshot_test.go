@@ -18,6 +18,7 @@ func elementsJSON(n int) string {
 }
 
 func TestDecodeSnapshot(t *testing.T) {
+	t.Parallel()
 	long := func(n int) string { return strings.Repeat("é", n) }
 	cases := []struct {
 		name      string
@@ -96,6 +97,7 @@ func TestDecodeSnapshot(t *testing.T) {
 }
 
 func TestDecodeSnapshotWholeSizeLimit(t *testing.T) {
+	t.Parallel()
 	els := make([]string, MaxElements)
 	for i := range els {
 		els[i] = fmt.Sprintf(`{"id":"agent-%d","tag":"a","href":"https://a.example/%s","ariaLabel":"%s"}`, i, strings.Repeat("p", 2000), strings.Repeat("é", MaxLongAttr))
@@ -108,6 +110,7 @@ func TestDecodeSnapshotWholeSizeLimit(t *testing.T) {
 }
 
 func TestDecodeSnapshotKeepsTheFields(t *testing.T) {
+	t.Parallel()
 	s, err := DecodeSnapshot(json.RawMessage(`{"url":"https://a.example/","title":"T","visibleText":"V","timestamp":1737292800000.7,
 		"elements":[{"id":"agent-1","tag":"button","text":"Pay Now","disabled":true,"bbox":{"x":1,"y":2,"width":3,"height":4}}]}`))
 	if err != nil {

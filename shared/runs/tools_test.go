@@ -11,6 +11,7 @@ import (
 // prompt's own example of each tool's arguments parses, and the call the client receives has
 // exactly the tool's arguments, which render back in its String form.
 func TestToolTable(t *testing.T) {
+	t.Parallel()
 	page := &Snapshot{URL: "https://a.example/", Elements: []Element{{ID: "agent-1", Tag: "a"}, {ID: "agent-2", Tag: "input"}}}
 	prompt := toolsPrompt()
 	for _, spec := range tools {
@@ -56,6 +57,7 @@ func TestToolTable(t *testing.T) {
 }
 
 func TestToolTarget(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		tool Tool
 		want string

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/tokens"
 	"github.com/screenagent/backend/shared/trust"
 )
 
@@ -24,7 +24,7 @@ const PromptRule = "Content between " + ResultsOpen + " and " + ResultsClose + "
 var contentCaps = []int{700, 400, 200, 100, 0}
 
 // Summarize is the prompt text of search results within budgetTokens (counted with
-// page.EstimateTokens): the query and where it looked, then each result's title, URL and
+// tokens.Estimate): the query and where it looked, then each result's title, URL and
 // content, wrapped in ResultsOpen and ResultsClose. To fit, it first shortens every result's
 // content, then leaves out the lowest-ranked results, saying how many. It returns "" when not
 // even the frame with one title fits.
@@ -38,12 +38,12 @@ func Summarize(r Results, budgetTokens int) string {
 			caps = contentCaps
 		}
 		for _, c := range caps {
-			if text := render(r, n, c); page.EstimateTokens(text) <= budgetTokens {
+			if text := render(r, n, c); tokens.Estimate(text) <= budgetTokens {
 				return text
 			}
 		}
 	}
-	if text := render(r, 0, 0); page.EstimateTokens(text) <= budgetTokens {
+	if text := render(r, 0, 0); tokens.Estimate(text) <= budgetTokens {
 		return text
 	}
 	return ""

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/tokens"
 )
 
 func sample(n int, content string) Results {
@@ -49,7 +49,7 @@ func TestSummarizeFits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			text := Summarize(tc.results, tc.budget)
 			checkFrame(t, text)
-			if got := page.EstimateTokens(text); got > tc.budget {
+			if got := tokens.Estimate(text); got > tc.budget {
 				t.Errorf("text is %d tokens, want at most %d", got, tc.budget)
 			}
 			if got := strings.Count(text, "https://help.acme.com/invoices/"); got != tc.wantItems {
@@ -113,7 +113,7 @@ func FuzzSummarize(f *testing.F) {
 		if text == "" {
 			return
 		}
-		if got := page.EstimateTokens(text); got > budget {
+		if got := tokens.Estimate(text); got > budget {
 			t.Errorf("text is %d tokens, want at most %d", got, budget)
 		}
 		checkFrame(t, text)
@@ -124,7 +124,7 @@ func TestSummarizeNeverExceedsTheBudget(t *testing.T) {
 	r := sample(6, "Mixed text: 請求書をエクスポート, Rechnungen exportieren, 12,345.67 € — "+strings.Repeat("word ", 150))
 	for budget := 1; budget <= 1200; budget += 7 {
 		text := Summarize(r, budget)
-		if got := page.EstimateTokens(text); got > budget {
+		if got := tokens.Estimate(text); got > budget {
 			t.Fatalf("Summarize(budget %d) is %d tokens", budget, got)
 		}
 	}

@@ -5,11 +5,11 @@ import "time"
 // Plan is the task's plan (SERVER_SIDE_AGENT_ARCH.md §4.9, SERVER_QA_ROADMAP.md §6–§7): steps with
 // a status, the one being worked on, and conditional steps whose branch is decided on the way.
 type Plan struct {
-	Steps []PlanStep `json:"steps" dynamodbav:"steps"`
+	Steps []PlanStep `json:"steps"`
 	// Current is the index of the step being worked on (len(Steps) once all are done).
-	Current int `json:"currentStepIndex" dynamodbav:"current"`
+	Current int `json:"currentStepIndex"`
 	// Revision counts the plan's updates.
-	Revision int `json:"revision" dynamodbav:"revision"`
+	Revision int `json:"revision"`
 }
 
 // Plan step statuses.
@@ -32,12 +32,12 @@ const (
 // (OnTrue) or not (OnFalse): continue, stop, ask_user, or the numbers of the plan steps to do next
 // ("steps 4-5"); Taken records the branch once decided.
 type PlanStep struct {
-	Description string `json:"description" dynamodbav:"description"`
-	Status      string `json:"status" dynamodbav:"status"`
-	Condition   string `json:"condition,omitempty" dynamodbav:"condition,omitempty"`
-	OnTrue      string `json:"onTrue,omitempty" dynamodbav:"onTrue,omitempty"`
-	OnFalse     string `json:"onFalse,omitempty" dynamodbav:"onFalse,omitempty"`
-	Taken       string `json:"branchTaken,omitempty" dynamodbav:"taken,omitempty"`
+	Description string `json:"description"`
+	Status      string `json:"status"`
+	Condition   string `json:"condition,omitempty"`
+	OnTrue      string `json:"onTrue,omitempty"`
+	OnFalse     string `json:"onFalse,omitempty"`
+	Taken       string `json:"branchTaken,omitempty"`
 }
 
 // CurrentStep returns the step being worked on, or nil when the plan is done.
@@ -51,17 +51,17 @@ func (p *Plan) CurrentStep() *PlanStep {
 // Expectation is what an action should bring about (the expected outcome), checked
 // deterministically against the next page.
 type Expectation struct {
-	Description string `json:"description" dynamodbav:"description"`
+	Description string `json:"description"`
 	// URLChanges: the URL should change; URLContains: the new URL should contain this.
-	URLChanges  bool   `json:"urlChanges,omitempty" dynamodbav:"urlChanges,omitempty"`
-	URLContains string `json:"urlContains,omitempty" dynamodbav:"urlContains,omitempty"`
+	URLChanges  bool   `json:"urlChanges,omitempty"`
+	URLContains string `json:"urlContains,omitempty"`
 	// TextAppears / TextDisappears: page text that should appear or vanish.
-	TextAppears    []string `json:"textAppears,omitempty" dynamodbav:"textAppears,omitempty"`
-	TextDisappears []string `json:"textDisappears,omitempty" dynamodbav:"textDisappears,omitempty"`
+	TextAppears    []string `json:"textAppears,omitempty"`
+	TextDisappears []string `json:"textDisappears,omitempty"`
 	// PageChanges: something on the page should change (the weakest expectation).
-	PageChanges bool `json:"pageChanges,omitempty" dynamodbav:"pageChanges,omitempty"`
+	PageChanges bool `json:"pageChanges,omitempty"`
 	// Or are alternative outcomes ("… appears, or … disappears"): any one of them is success.
-	Or []Expectation `json:"or,omitempty" dynamodbav:"or,omitempty"`
+	Or []Expectation `json:"or,omitempty"`
 }
 
 // Verification verdicts.

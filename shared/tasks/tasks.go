@@ -53,26 +53,26 @@ type Task struct {
 
 // ActionError is the extension's report of why its last action failed.
 type ActionError struct {
-	Message   string `json:"message,omitempty" dynamodbav:"message,omitempty"`
-	Code      string `json:"code,omitempty" dynamodbav:"code,omitempty"`
-	Action    string `json:"action,omitempty" dynamodbav:"action,omitempty"`
-	ElementID *int   `json:"elementId,omitempty" dynamodbav:"elementId,omitempty"`
+	Message   string `json:"message,omitempty"`
+	Code      string `json:"code,omitempty"`
+	Action    string `json:"action,omitempty"`
+	ElementID *int   `json:"elementId,omitempty"`
 }
 
 // Report is the client's report on the previous step's action, sent with the next request.
 type Report struct {
-	Status string       `json:"status" dynamodbav:"status"`
-	Error  *ActionError `json:"error,omitempty" dynamodbav:"error,omitempty"`
+	Status string       `json:"status"`
+	Error  *ActionError `json:"error,omitempty"`
 	// Results are the outcomes of each action of a batch, in order (lastActionResults).
-	Results []ActionResult `json:"results,omitempty" dynamodbav:"results,omitempty"`
+	Results []ActionResult `json:"results,omitempty"`
 }
 
 // ActionResult is the client's outcome of one action of a batch: success, failure, or skipped
 // (not run, after a failure or a page change).
 type ActionResult struct {
-	Action string       `json:"action" dynamodbav:"action"`
-	Status string       `json:"status" dynamodbav:"status"`
-	Error  *ActionError `json:"error,omitempty" dynamodbav:"error,omitempty"`
+	Action string       `json:"action"`
+	Status string       `json:"status"`
+	Error  *ActionError `json:"error,omitempty"`
 }
 
 // Failed reports whether the client said the action failed.
@@ -80,8 +80,8 @@ func (r *Report) Failed() bool { return r != nil && r.Status == "failure" }
 
 // Usage is the LLM's token usage.
 type Usage struct {
-	PromptTokens     int `json:"promptTokens" dynamodbav:"promptTokens"`
-	CompletionTokens int `json:"completionTokens" dynamodbav:"completionTokens"`
+	PromptTokens     int `json:"promptTokens"`
+	CompletionTokens int `json:"completionTokens"`
 }
 
 // Step is one decided action with what led to it.

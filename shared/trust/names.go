@@ -13,9 +13,9 @@ import (
 // NamedSecret is a secret the browser keeps and the server knows only by name. Bound to an
 // origin, it may be typed only into a page of that origin.
 type NamedSecret struct {
-	Name string `json:"name" dynamodbav:"name"`
+	Name string `json:"name"`
 	// Origin is the host (with a port when one was given) the secret is bound to, "" for any.
-	Origin string `json:"origin,omitempty" dynamodbav:"origin,omitempty"`
+	Origin string `json:"origin,omitempty"`
 }
 
 // String is the wire and prompt form: "name" or "name@origin".

@@ -25,14 +25,14 @@ const maxRedactedText = 64 << 10
 // task's own key, and the value's length in characters. It cannot give the value back, but it
 // recognises the value when the client or the model repeats it.
 type Typed struct {
-	Sum string `json:"sum" dynamodbav:"sum"`
-	Len int    `json:"len" dynamodbav:"len"`
+	Sum string `json:"sum"`
+	Len int    `json:"len"`
 }
 
 // Secrets are the typed secrets of one task or run, with the key of their hashes.
 type Secrets struct {
-	Key   []byte  `json:"key,omitempty" dynamodbav:"key,omitempty"`
-	Typed []Typed `json:"typed,omitempty" dynamodbav:"typed,omitempty"`
+	Key   []byte  `json:"key,omitempty"`
+	Typed []Typed `json:"typed,omitempty"`
 }
 
 // NewKey returns a fresh random hash key for a task's or run's secrets.

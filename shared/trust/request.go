@@ -19,16 +19,16 @@ const (
 // UserRequest says what the server asks of the user and in which fields. A secret field is
 // answered with the name of a secret the client holds (secretNames), never its value.
 type UserRequest struct {
-	Type    string         `json:"type" dynamodbav:"type"`
-	Fields  []RequestField `json:"fields,omitempty" dynamodbav:"fields,omitempty"`
-	Options []string       `json:"options,omitempty" dynamodbav:"options,omitempty"`
+	Type    string         `json:"type"`
+	Fields  []RequestField `json:"fields,omitempty"`
+	Options []string       `json:"options,omitempty"`
 }
 
 // RequestField is one thing to fill in.
 type RequestField struct {
-	Name   string `json:"name" dynamodbav:"name"`
-	Label  string `json:"label" dynamodbav:"label"`
-	Secret bool   `json:"secret,omitempty" dynamodbav:"secret,omitempty"`
+	Name   string `json:"name"`
+	Label  string `json:"label"`
+	Secret bool   `json:"secret,omitempty"`
 }
 
 // CredentialsRequest asks for a user name and a password (as secret names).

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
-	"github.com/screenagent/backend/shared/dynamotest"
 )
 
 func TestMain(m *testing.M) { dynamotest.Main(m) }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/dynamo"
 )
 
 // The stored shapes of the items. Attribute names are lower camel case like the rest of the
@@ -78,7 +79,7 @@ func newMemberItem(m accounts.Membership) memberItem {
 	pk, sk := memberKeys(m.TenantID, m.UserID)
 	return memberItem{
 		PK: pk, SK: sk,
-		GSI1PK: userOrgsPartition(m.UserID), GSI1SK: sortableTime(m.CreatedAt) + "#" + m.TenantID,
+		GSI1PK: userOrgsPartition(m.UserID), GSI1SK: dynamo.Sortable(m.CreatedAt) + "#" + m.TenantID,
 		TenantID: m.TenantID, TenantName: m.TenantName, UserID: m.UserID, Role: m.Role, CreatedAt: m.CreatedAt,
 	}
 }
@@ -102,7 +103,7 @@ type tokenItem struct {
 func newTokenItem(t accounts.TokenRecord) tokenItem {
 	pk, sk := tokenKeys(t.Hash)
 	return tokenItem{
-		PK: pk, SK: sk, GSI1PK: userTokensPartition(t.UserID), GSI1SK: sortableTime(t.CreatedAt),
+		PK: pk, SK: sk, GSI1PK: userTokensPartition(t.UserID), GSI1SK: dynamo.Sortable(t.CreatedAt),
 		UserID: t.UserID, TenantID: t.TenantID, CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt,
 	}
 }

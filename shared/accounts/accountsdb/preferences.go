@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/dynamo"
 )
 
 // GetPreferences returns a user's saved preferences in a tenant and true, or
@@ -28,7 +29,7 @@ func (s *Store) GetPreferences(ctx context.Context, tenantID, userID string) (ac
 func (s *Store) getPreferences(ctx context.Context, tenantID, userID string) (accounts.Preferences, bool, error) {
 	res, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      &s.table,
-		Key:            key(prefsKeys(tenantID, userID)),
+		Key:            dynamo.Key(prefsKeys(tenantID, userID)),
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
@@ -93,7 +94,7 @@ func (s *Store) updatePreferences(ctx context.Context, tenantID, userID string, 
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                &s.table,
-		Key:                      key(prefsKeys(tenantID, userID)),
+		Key:                      dynamo.Key(prefsKeys(tenantID, userID)),
 		UpdateExpression:         aws.String(strings.Join(expr, " ")),
 		ExpressionAttributeNames: names,
 		ReturnValues:             types.ReturnValueAllNew,

@@ -73,19 +73,6 @@ func prefsKeys(tenantID, userID string) (string, string) {
 func userOrgsPartition(userID string) string   { return "USER#" + userID + "#ORGS" }
 func userTokensPartition(userID string) string { return "USER#" + userID + "#TOKENS" }
 
-func key(pk, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{
-		"PK": &types.AttributeValueMemberS{Value: pk},
-		"SK": &types.AttributeValueMemberS{Value: sk},
-	}
-}
-
-// sortableTime formats t with all nine fractional digits: RFC3339Nano drops trailing zeros, and
-// "…:05Z" sorts after "…:05.1Z" as a string.
-func sortableTime(t time.Time) string {
-	return t.UTC().Format("2006-01-02T15:04:05.000000000Z07:00")
-}
-
 // Conditions of every write that creates or changes an item.
 var (
 	notExists = aws.String("attribute_not_exists(PK)")

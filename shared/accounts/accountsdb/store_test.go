@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/fakeclock"
 )
 

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/dynamo"
 )
 
 // CreateOrganization creates an organization tenant on the free tier. Names are unique without
@@ -46,7 +47,7 @@ func (s *Store) GetTenant(ctx context.Context, id string) (accounts.Tenant, erro
 
 func (s *Store) getTenant(ctx context.Context, id string) (accounts.Tenant, error) {
 	var item tenantItem
-	if err := s.getItem(ctx, key(tenantKeys(id)), &item); err != nil {
+	if err := s.getItem(ctx, dynamo.Key(tenantKeys(id)), &item); err != nil {
 		return accounts.Tenant{}, err
 	}
 	return item.tenant(), nil
@@ -56,7 +57,7 @@ func (s *Store) getTenant(ctx context.Context, id string) (accounts.Tenant, erro
 // accounts.ErrNotFound.
 func (s *Store) GetOrganizationByName(ctx context.Context, name string) (accounts.Tenant, error) {
 	var claim claimItem
-	if err := s.getItem(ctx, key(orgNameKeys(name)), &claim); err != nil {
+	if err := s.getItem(ctx, dynamo.Key(orgNameKeys(name)), &claim); err != nil {
 		return accounts.Tenant{}, fmt.Errorf("get organization %q: %w", name, err)
 	}
 	t, err := s.getTenant(ctx, claim.OwnerID)
@@ -71,7 +72,7 @@ func (s *Store) SetTier(ctx context.Context, tenantID string, tier accounts.Tier
 	if _, err := accounts.ParseTier(string(tier)); err != nil {
 		return fmt.Errorf("set tier of tenant %s: %w", tenantID, err)
 	}
-	if err := s.setAttribute(ctx, key(tenantKeys(tenantID)), "tier", &types.AttributeValueMemberS{Value: string(tier)}); err != nil {
+	if err := s.setAttribute(ctx, dynamo.Key(tenantKeys(tenantID)), "tier", &types.AttributeValueMemberS{Value: string(tier)}); err != nil {
 		return fmt.Errorf("set tier of tenant %s: %w", tenantID, err)
 	}
 	return nil
@@ -81,7 +82,7 @@ func (s *Store) SetTier(ctx context.Context, tenantID string, tier accounts.Tier
 // accounts.ErrNotFound.
 func (s *Store) GateSettings(ctx context.Context, tenantID string) (accounts.GateSettings, error) {
 	var item tenantItem
-	if err := s.getItem(ctx, key(tenantKeys(tenantID)), &item); err != nil {
+	if err := s.getItem(ctx, dynamo.Key(tenantKeys(tenantID)), &item); err != nil {
 		return accounts.GateSettings{}, fmt.Errorf("gate settings of tenant %s: %w", tenantID, err)
 	}
 	return accounts.GateSettings{Words: item.GateWords, URLPatterns: item.GateURLPatterns}, nil
@@ -100,7 +101,7 @@ func (s *Store) SetGateSettings(ctx context.Context, tenantID string, g accounts
 	}
 	_, err = s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 &s.table,
-		Key:                       key(tenantKeys(tenantID)),
+		Key:                       dynamo.Key(tenantKeys(tenantID)),
 		UpdateExpression:          aws.String("SET gateWords = :w, gateUrlPatterns = :p"),
 		ConditionExpression:       exists,
 		ExpressionAttributeValues: map[string]types.AttributeValue{":w": words, ":p": patterns},
@@ -144,7 +145,7 @@ func (s *Store) addMember(ctx context.Context, orgID, userID, role string) error
 	// The user is checked in the transaction rather than read before it, so the membership
 	// can't be written for a user that isn't there.
 	userExists := types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: &s.table, Key: key(userKeys(userID)), ConditionExpression: exists,
+		TableName: &s.table, Key: dynamo.Key(userKeys(userID)), ConditionExpression: exists,
 	}}
 	return s.transact(ctx, append([]types.TransactWriteItem{userExists}, writes...), accounts.ErrNotFound, accounts.ErrAlreadyMember)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/dynamo"
 )
 
 // tokenHash is the shape of accounts.HashToken. Checking it keeps a raw token, passed by
@@ -40,7 +41,7 @@ func (s *Store) PutToken(ctx context.Context, t accounts.TokenRecord) error {
 // has expired by the Store's clock: TTL deletion lags by up to days, so it decides nothing.
 func (s *Store) GetToken(ctx context.Context, hash string) (accounts.TokenRecord, error) {
 	var item tokenItem
-	if err := s.getItem(ctx, key(tokenKeys(hash)), &item); err != nil {
+	if err := s.getItem(ctx, dynamo.Key(tokenKeys(hash)), &item); err != nil {
 		return accounts.TokenRecord{}, fmt.Errorf("get token: %w", err)
 	}
 	rec := item.record(hash)
@@ -53,7 +54,7 @@ func (s *Store) GetToken(ctx context.Context, hash string) (accounts.TokenRecord
 // DeleteToken deletes a token record; deleting one that is gone already succeeds, so a repeated
 // logout is not an error.
 func (s *Store) DeleteToken(ctx context.Context, hash string) error {
-	if _, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table, Key: key(tokenKeys(hash))}); err != nil {
+	if _, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table, Key: dynamo.Key(tokenKeys(hash))}); err != nil {
 		return fmt.Errorf("delete token: %w", err)
 	}
 	return nil

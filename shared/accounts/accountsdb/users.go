@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/screenagent/backend/shared/accounts"
+	"github.com/screenagent/backend/shared/dynamo"
 )
 
 // CreateUser creates a user and the user's personal tenant (same ID, free tier) in one
@@ -44,7 +45,7 @@ func (s *Store) GetUser(ctx context.Context, id string) (accounts.User, error) {
 
 func (s *Store) getUser(ctx context.Context, id string) (accounts.User, error) {
 	var item userItem
-	if err := s.getItem(ctx, key(userKeys(id)), &item); err != nil {
+	if err := s.getItem(ctx, dynamo.Key(userKeys(id)), &item); err != nil {
 		return accounts.User{}, err
 	}
 	return item.user(), nil
@@ -54,7 +55,7 @@ func (s *Store) getUser(ctx context.Context, id string) (accounts.User, error) {
 // the e-mail claim rather than the USERS index, which is only eventually consistent.
 func (s *Store) GetUserByEmail(ctx context.Context, normalizedEmail string) (accounts.User, error) {
 	var claim claimItem
-	if err := s.getItem(ctx, key(emailKeys(normalizedEmail)), &claim); err != nil {
+	if err := s.getItem(ctx, dynamo.Key(emailKeys(normalizedEmail)), &claim); err != nil {
 		return accounts.User{}, fmt.Errorf("get user by email %s: %w", normalizedEmail, err)
 	}
 	u, err := s.getUser(ctx, claim.OwnerID)
@@ -85,7 +86,7 @@ func (s *Store) ListUsers(ctx context.Context) ([]accounts.User, error) {
 // also deletes the user's tokens, which signs the user out everywhere; see DeleteUserTokens for
 // why the token check must still look at Disabled.
 func (s *Store) SetDisabled(ctx context.Context, userID string, disabled bool) error {
-	err := s.setAttribute(ctx, key(userKeys(userID)), "disabled", &types.AttributeValueMemberBOOL{Value: disabled})
+	err := s.setAttribute(ctx, dynamo.Key(userKeys(userID)), "disabled", &types.AttributeValueMemberBOOL{Value: disabled})
 	if err == nil && disabled {
 		err = s.deleteUserTokens(ctx, userID)
 	}
@@ -97,7 +98,7 @@ func (s *Store) SetDisabled(ctx context.Context, userID string, disabled bool) e
 
 // SetPasswordHash replaces a user's password hash (accounts.ErrNotFound if there is none).
 func (s *Store) SetPasswordHash(ctx context.Context, userID, hash string) error {
-	if err := s.setAttribute(ctx, key(userKeys(userID)), "passwordHash", &types.AttributeValueMemberS{Value: hash}); err != nil {
+	if err := s.setAttribute(ctx, dynamo.Key(userKeys(userID)), "passwordHash", &types.AttributeValueMemberS{Value: hash}); err != nil {
 		return fmt.Errorf("set password hash of user %s: %w", userID, err)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/screenagent/backend/shared/tokens"
 	"github.com/tiktoken-go/tokenizer"
 )
 
@@ -44,9 +45,9 @@ func fixtures(t testing.TB) map[string]string {
 	return out
 }
 
-// TestEstimateTokensCalibration holds the estimator to ±10% of the exact o200k_base count
+// TestTokenEstimateCalibration holds the estimator to ±10% of the exact o200k_base count
 // on each fixture, both the DOM as sent and the page as rendered for the prompt.
-func TestEstimateTokensCalibration(t *testing.T) {
+func TestTokenEstimateCalibration(t *testing.T) {
 	enc := o200k(t)
 	for name, dom := range fixtures(t) {
 		for _, tc := range []struct{ what, text string }{
@@ -55,7 +56,7 @@ func TestEstimateTokensCalibration(t *testing.T) {
 		} {
 			t.Run(name+"/"+tc.what, func(t *testing.T) {
 				exact := exactTokens(t, enc, tc.text)
-				est := EstimateTokens(tc.text)
+				est := tokens.Estimate(tc.text)
 				ratio := float64(est) / float64(exact)
 				t.Logf("%-13s %-8s estimate %5d  o200k %5d  ratio %.3f", name, tc.what, est, exact, ratio)
 				if ratio < 0.9 || ratio > 1.1 {
@@ -66,25 +67,7 @@ func TestEstimateTokensCalibration(t *testing.T) {
 	}
 }
 
-func TestEstimateTokensSmall(t *testing.T) {
-	tests := []struct {
-		s    string
-		want int
-	}{
-		{"", 0},
-		{"hello world", 2},
-		{"1234567", 3},
-		{"price 12", 3},
-		{"\n\n\n", 1},
-	}
-	for _, tc := range tests {
-		if got := EstimateTokens(tc.s); got != tc.want {
-			t.Errorf("EstimateTokens(%q): got %d, want %d", tc.s, got, tc.want)
-		}
-	}
-}
-
-// TestLineMilli checks what the budgeter relies on: a line priced with lineMilli costs
+// TestLineMilli checks what the budgeter relies on: a line priced with tokens.LineMilli costs
 // exactly what it adds with its newline, and joined lines never cost more than their parts.
 func TestLineMilli(t *testing.T) {
 	lines := []string{"", "a", "x.", "12", "⋯", "»", "日本", "[1] button \"OK\"", "/path", "Text:"}
@@ -93,12 +76,12 @@ func TestLineMilli(t *testing.T) {
 	}
 	sum := 0
 	for _, l := range lines {
-		if got, want := lineMilli(l), estimateMilli(l+"\n"); got != want {
-			t.Errorf("lineMilli(%q) = %d, want %d", l, got, want)
+		if got, want := tokens.LineMilli(l), tokens.Milli(l+"\n"); got != want {
+			t.Errorf("tokens.LineMilli(%q) = %d, want %d", l, got, want)
 		}
-		sum += lineMilli(l)
+		sum += tokens.LineMilli(l)
 	}
-	if joined := estimateMilli(strings.Join(lines, "\n") + "\n"); joined > sum {
+	if joined := tokens.Milli(strings.Join(lines, "\n") + "\n"); joined > sum {
 		t.Errorf("joined lines cost %d, more than their sum %d", joined, sum)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/screenagent/backend/shared/tokens"
 )
 
 // maxTerms is how many query terms count; a score is a set of them in a uint64.
@@ -113,8 +115,7 @@ func eachWord(s string, fn func(w string, spaced bool)) {
 			if start < 0 {
 				start, spaced = i-size, true
 			}
-			switch classify(r) {
-			case clsHan, clsKana, clsThai, clsHangul:
+			if tokens.Unspaced(r) {
 				spaced = false
 			}
 			continue

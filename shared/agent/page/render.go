@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/screenagent/backend/shared/tokens"
 )
 
 // DefaultBudget is the token budget of the page part of the prompt when the caller sets none.
@@ -23,7 +25,7 @@ type Options struct {
 	// Query is the user's task: when the page must be cut, the lines that share its words
 	// are kept, each with its neighbourhood.
 	Query string
-	// Budget is the token budget (DefaultBudget when <= 0), as counted by EstimateTokens.
+	// Budget is the token budget (DefaultBudget when <= 0), as counted by tokens.Estimate.
 	Budget int
 	// Previous is the page of the previous step, nil when there is none. Elements that were
 	// not on it are marked with a leading "*".
@@ -38,7 +40,7 @@ type Options struct {
 // Rendered is the page part of the prompt.
 type Rendered struct {
 	Text             string
-	Tokens           int // EstimateTokens(Text), never more than the budget
+	Tokens           int // tokens.Estimate(Text), never more than the budget
 	ElementsShown    int
 	ElementsTotal    int
 	TextOmittedChars int // runes of page text left out
@@ -84,11 +86,11 @@ func Render(p *Page, o Options) Rendered {
 	if len(lay.lines) == 0 {
 		head = append(head, emptyPage)
 		r.Text = strings.Join(head, "\n")
-		r.Tokens = EstimateTokens(r.Text)
+		r.Tokens = tokens.Estimate(r.Text)
 		for r.Tokens > budget && len(head) > 0 {
 			head = head[:len(head)-1]
 			r.Text = strings.Join(head, "\n")
-			r.Tokens = EstimateTokens(r.Text)
+			r.Tokens = tokens.Estimate(r.Text)
 		}
 		return r
 	}
@@ -96,7 +98,7 @@ func Render(p *Page, o Options) Rendered {
 	s := newSelection(lay, marks)
 	headCost := 0
 	for _, h := range head {
-		headCost += lineMilli(h)
+		headCost += tokens.LineMilli(h)
 	}
 	// Lines are priced with their newline; the last one has none, which never costs more.
 	// Rounding the total to the nearest token lets it reach budget+0.499.
@@ -109,7 +111,7 @@ func Render(p *Page, o Options) Rendered {
 	}
 	for {
 		r.Text, r.ElementsShown, r.TextOmittedChars, r.Truncated = s.assemble(head, len(p.elements))
-		r.Tokens = EstimateTokens(r.Text)
+		r.Tokens = tokens.Estimate(r.Text)
 		if r.Tokens <= budget {
 			return r
 		}
@@ -145,12 +147,12 @@ func newSelection(lay *layout, marks []byte) *selection {
 	s := &selection{lines: lay.lines, texts: make([]string, n), cost: make([]int, n), prefix: make([]int, n+1), keep: make([]bool, n), gaps: 1}
 	for i, l := range lay.lines {
 		s.texts[i] = lineText(l, marks)
-		s.cost[i] = lineMilli(s.texts[i])
+		s.cost[i] = tokens.LineMilli(s.texts[i])
 		s.prefix[i+1] = s.prefix[i] + s.cost[i]
 		s.totalChars += int(l.chars)
 	}
 	s.total = s.prefix[n]
-	s.marker = lineMilli(strings.Repeat("  ", maxIndent) + omitted(n))
+	s.marker = tokens.LineMilli(strings.Repeat("  ", maxIndent) + omitted(n))
 	return s
 }
 
@@ -450,10 +452,10 @@ func omissionNote(shown, total, omittedChars, totalChars, lines int) string {
 
 // noteCost is the most the omission note can cost for a page of this size.
 func noteCost(elems, textChars, lines int) int {
-	c := lineMilli(omissionNote(0, elems, 0, textChars, lines))
+	c := tokens.LineMilli(omissionNote(0, elems, 0, textChars, lines))
 	for _, o := range []int{1, textChars - 1, textChars} {
 		if o > 0 {
-			c = max(c, lineMilli(omissionNote(0, elems, o, textChars, lines)))
+			c = max(c, tokens.LineMilli(omissionNote(0, elems, o, textChars, lines)))
 		}
 	}
 	return c

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/screenagent/backend/shared/tokens"
 )
 
 var (
@@ -26,7 +28,7 @@ func checkRendered(t *testing.T, p *Page, r Rendered, budget int) {
 	if r.Tokens > budget {
 		t.Errorf("tokens %d over budget %d", r.Tokens, budget)
 	}
-	if got := EstimateTokens(r.Text); got != r.Tokens {
+	if got := tokens.Estimate(r.Text); got != r.Tokens {
 		t.Errorf("Tokens is %d, but the text estimates at %d", r.Tokens, got)
 	}
 	if !utf8.ValidString(r.Text) {
@@ -256,7 +258,7 @@ func BenchmarkEstimateTokens500K(b *testing.B) {
 	dom := bigDOM(500_000)
 	b.SetBytes(int64(len(dom)))
 	for b.Loop() {
-		EstimateTokens(dom)
+		tokens.Estimate(dom)
 	}
 }
 

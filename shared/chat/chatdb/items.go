@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/screenagent/backend/shared/chat"
+	"github.com/screenagent/backend/shared/dynamo"
 )
 
 // The stored shapes of the items. Attribute names are lower camel case like the API's data;
@@ -39,20 +40,20 @@ func newSessionItem(s chat.Session) sessionItem {
 		SessionID: s.ID, TenantID: s.TenantID, UserID: s.UserID, TaskID: s.TaskID,
 		URL: s.URL, Domain: s.Domain, Title: s.Title, Status: s.Status,
 		Archived: s.Archived, MessageCount: s.MessageCount,
-		CreatedAt: sortableTime(s.CreatedAt), UpdatedAt: sortableTime(s.UpdatedAt),
+		CreatedAt: dynamo.Sortable(s.CreatedAt), UpdatedAt: dynamo.Sortable(s.UpdatedAt),
 		Metadata: s.Metadata, ExpiresAt: s.ExpiresAt,
 	}
 	it.RetentionPK, it.RetentionSK = retentionKeys(s)
 	if !s.ArchivedAt.IsZero() {
-		it.ArchivedAt = sortableTime(s.ArchivedAt)
+		it.ArchivedAt = dynamo.Sortable(s.ArchivedAt)
 	}
 	return it
 }
 
 func (i sessionItem) session() (chat.Session, error) {
-	created, err1 := parseTime(i.CreatedAt)
-	updated, err2 := parseTime(i.UpdatedAt)
-	archived, err3 := parseTime(i.ArchivedAt)
+	created, err1 := dynamo.ParseTime(i.CreatedAt)
+	updated, err2 := dynamo.ParseTime(i.UpdatedAt)
+	archived, err3 := dynamo.ParseTime(i.ArchivedAt)
 	for _, err := range []error{err1, err2, err3} {
 		if err != nil {
 			return chat.Session{}, fmt.Errorf("stored session %s: %w", i.SessionID, err)
@@ -105,7 +106,7 @@ func newMessageItem(tenantID string, m chat.Message) messageItem {
 		PK: SessionPK(tenantID, m.SessionID), SK: messageSK(m.SequenceNumber),
 		MessageID: m.ID, SessionID: m.SessionID, TaskID: m.TaskID, Role: m.Role, Content: m.Content,
 		ActionString: m.ActionString, Status: m.Status, SequenceNumber: m.SequenceNumber,
-		Timestamp: sortableTime(m.Timestamp), SnapshotID: m.SnapshotID, DOMSummary: m.DOMSummary,
+		Timestamp: dynamo.Sortable(m.Timestamp), SnapshotID: m.SnapshotID, DOMSummary: m.DOMSummary,
 		DOMLength: m.DOMLength, SnapshotOmitted: m.SnapshotOmitted, LatencyMs: m.Latency.Milliseconds(),
 		Model: m.Model, ExpiresAt: m.ExpiresAt,
 	}
@@ -119,7 +120,7 @@ func newMessageItem(tenantID string, m chat.Message) messageItem {
 }
 
 func (i messageItem) message() (chat.Message, error) {
-	ts, err := parseTime(i.Timestamp)
+	ts, err := dynamo.ParseTime(i.Timestamp)
 	if err != nil {
 		return chat.Message{}, fmt.Errorf("stored message %s: %w", i.MessageID, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/shared/chat"
+	"github.com/screenagent/backend/shared/dynamo"
 )
 
 // CaptureDOM summarizes the page of a step in a session and prepares its snapshot
@@ -26,7 +27,7 @@ func (s *Store) CaptureDOM(ctx context.Context, tenantID, sessionID, dom string)
 	// Eventually consistent is enough: a miss only writes the same item again.
 	res, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:            &s.messages,
-		Key:                  key(SessionPK(tenantID, sessionID), snapshotSK(c.SnapshotID)),
+		Key:                  dynamo.Key(SessionPK(tenantID, sessionID), snapshotSK(c.SnapshotID)),
 		ProjectionExpression: aws.String("expiresAt"),
 	})
 	if err != nil {
@@ -66,15 +67,15 @@ func (s *Store) listMessages(ctx context.Context, tenantID, sessionID string, li
 	}
 	filter := live
 	values := map[string]types.AttributeValue{
-		":pk":  str(SessionPK(tenantID, sessionID)),
-		":msg": str(msgPrefix),
-		":now": num(s.now().Unix()),
+		":pk":  dynamo.Str(SessionPK(tenantID, sessionID)),
+		":msg": dynamo.Str(msgPrefix),
+		":now": dynamo.Num(s.now().Unix()),
 	}
 	var names map[string]string
 	if !since.IsZero() {
 		filter += " AND #ts > :since"
 		names = map[string]string{"#ts": "timestamp"}
-		values[":since"] = str(sortableTime(since))
+		values[":since"] = dynamo.Str(dynamo.Sortable(since))
 	}
 	p := dynamodb.NewQueryPaginator(s.client, &dynamodb.QueryInput{
 		TableName:                 &s.messages,
@@ -122,7 +123,7 @@ func (s *Store) getSnapshot(ctx context.Context, tenantID, sessionID, snapshotID
 	if !chat.ValidSnapshotID(snapshotID) || tenantID == "" || sessionID == "" {
 		return "", chat.ErrNotFound
 	}
-	item, err := s.getItem(ctx, s.messages, key(SessionPK(tenantID, sessionID), snapshotSK(snapshotID)))
+	item, err := s.getItem(ctx, s.messages, dynamo.Key(SessionPK(tenantID, sessionID), snapshotSK(snapshotID)))
 	if err != nil {
 		return "", err
 	}

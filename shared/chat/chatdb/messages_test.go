@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/shared/chat"
+	"github.com/screenagent/backend/shared/dynamo"
 )
 
 // page is a DOM over the snapshot threshold.
@@ -178,7 +179,7 @@ func expiry(t *testing.T, s *Store, sessionID, sk string) time.Time {
 	if sk == SessionSK {
 		table = s.sessions
 	}
-	item, err := s.getItem(t.Context(), table, key(SessionPK("ten", sessionID), sk))
+	item, err := s.getItem(t.Context(), table, dynamo.Key(SessionPK("ten", sessionID), sk))
 	if err != nil || item == nil {
 		t.Fatalf("get %s: (%v, %v)", sk, item, err)
 	}
@@ -324,7 +325,7 @@ func TestExpiredIsAbsent(t *testing.T) {
 func expireNow(s *Store, sessionID, sk string) *dynamodb.UpdateItemInput {
 	return &dynamodb.UpdateItemInput{
 		TableName:                 &s.messages,
-		Key:                       key(SessionPK("ten", sessionID), sk),
+		Key:                       dynamo.Key(SessionPK("ten", sessionID), sk),
 		UpdateExpression:          aws.String("SET expiresAt = :now"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":now": epoch(s.Now())},
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/shared/chat"
+	"github.com/screenagent/backend/shared/dynamo"
 	expiryindex "github.com/screenagent/backend/shared/retention/expiry"
 )
 
@@ -20,13 +21,7 @@ func retentionKeysOf(t *testing.T, s *Store, table string, k map[string]types.At
 	if err != nil || out.Item == nil {
 		t.Fatalf("get item: %v (found %v)", err, out != nil && out.Item != nil)
 	}
-	str := func(name string) string {
-		if v, ok := out.Item[name].(*types.AttributeValueMemberS); ok {
-			return v.Value
-		}
-		return ""
-	}
-	return str("RetentionPK"), str("RetentionSK")
+	return dynamo.StringOf(out.Item, "RetentionPK"), dynamo.StringOf(out.Item, "RetentionSK")
 }
 
 func TestRetentionIndexKeys(t *testing.T) {
@@ -34,7 +29,7 @@ func TestRetentionIndexKeys(t *testing.T) {
 	ctx := t.Context()
 	sess := create(t, s, "ten", "ana", "q")
 	pk := SessionPK("ten", sess.ID)
-	sessionKey := key(pk, SessionSK)
+	sessionKey := dynamo.Key(pk, SessionSK)
 
 	check := func(stage, wantPK, wantSK string) {
 		t.Helper()
@@ -48,12 +43,12 @@ func TestRetentionIndexKeys(t *testing.T) {
 	check("appended", ActivePartition, expiryindex.ActiveSortKey(sess.UpdatedAt, "ten", sess.ID))
 
 	m, _ := stepWithDOM(t, s, "ten", sess.ID, page)
-	snapKey := key(pk, snapshotSK(m.SnapshotID))
+	snapKey := dynamo.Key(pk, snapshotSK(m.SnapshotID))
 	snapPK, snapSK := retentionKeysOf(t, s, s.messages, snapKey)
 	if wantPK, wantSK := expiryindex.Keys(pk, clk.Now().Add(s.Retention.Snapshot)); snapPK != wantPK || snapSK != wantSK {
 		t.Errorf("snapshot: got Retention keys %q / %q, want %q / %q (its expiry)", snapPK, snapSK, wantPK, wantSK)
 	}
-	if gotPK, _ := retentionKeysOf(t, s, s.messages, key(pk, messageSK(1))); gotPK != "" {
+	if gotPK, _ := retentionKeysOf(t, s, s.messages, dynamo.Key(pk, messageSK(1))); gotPK != "" {
 		t.Errorf("message: got RetentionPK %q, want none (it goes with its session)", gotPK)
 	}
 

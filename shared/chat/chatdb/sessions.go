@@ -30,7 +30,7 @@ func (s *Store) getSession(ctx context.Context, tenantID, sessionID string) (cha
 	if tenantID == "" || sessionID == "" {
 		return chat.Session{}, chat.ErrNotFound
 	}
-	item, err := s.getItem(ctx, s.sessions, key(SessionPK(tenantID, sessionID), SessionSK))
+	item, err := s.getItem(ctx, s.sessions, dynamo.Key(SessionPK(tenantID, sessionID), SessionSK))
 	if err != nil {
 		return chat.Session{}, err
 	}
@@ -192,17 +192,17 @@ func (s *Store) Archive(ctx context.Context, tenantID, userID, sessionID string)
 		now := s.now()
 		res, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                &s.sessions,
-			Key:                      key(SessionPK(tenantID, sessionID), SessionSK),
+			Key:                      dynamo.Key(SessionPK(tenantID, sessionID), SessionSK),
 			UpdateExpression:         aws.String("SET archived = :true, archivedAt = :now, GSI1PK = :byUser, GSI2PK = :byStatus"),
 			ConditionExpression:      aws.String("#status = :seenStatus AND archived = :false"),
 			ExpressionAttributeNames: map[string]string{"#status": "status"},
 			ExpressionAttributeValues: map[string]types.AttributeValue{
 				":true":       boolean(true),
 				":false":      boolean(false),
-				":now":        str(sortableTime(now)),
-				":byUser":     str(userPartition(tenantID, userID, true)),
-				":byStatus":   str(statusPartition(tenantID, userID, true, sess.Status)),
-				":seenStatus": str(string(sess.Status)),
+				":now":        dynamo.Str(dynamo.Sortable(now)),
+				":byUser":     dynamo.Str(userPartition(tenantID, userID, true)),
+				":byStatus":   dynamo.Str(statusPartition(tenantID, userID, true, sess.Status)),
+				":seenStatus": dynamo.Str(string(sess.Status)),
 			},
 			ReturnValues: types.ReturnValueAllNew,
 		})
@@ -251,7 +251,7 @@ func (s *Store) sessionIndex(tenantID, userID string, archived bool, status chat
 		ProjectionExpression:     aws.String("PK, #sk"),
 		ExpressionAttributeNames: map[string]string{"#pk": pkName, "#sk": skName},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": str(pk), ":now": num(now.Unix()),
+			":pk": dynamo.Str(pk), ":now": dynamo.Num(now.Unix()),
 		},
 		ScanIndexForward: aws.Bool(false),
 	}}
@@ -320,7 +320,7 @@ func (s *Store) batchGetSessions(ctx context.Context, entries []entry) ([]chat.S
 	found := map[string]chat.Session{}
 	keys := make([]map[string]types.AttributeValue, 0, len(entries))
 	for _, e := range entries {
-		keys = append(keys, key(e.pk, SessionSK))
+		keys = append(keys, dynamo.Key(e.pk, SessionSK))
 	}
 	items, err := dynamo.BatchGet(ctx, s.client, s.sessions, keys, types.KeysAndAttributes{ConsistentRead: aws.Bool(true)})
 	if err != nil {

@@ -32,7 +32,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +40,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/shared/chat"
+	"github.com/screenagent/backend/shared/dynamo"
 	expiryindex "github.com/screenagent/backend/shared/retention/expiry"
 )
 
@@ -158,34 +158,13 @@ func statusPartition(tenantID, userID string, archived bool, st chat.Status) str
 
 // recency is both indexes' sort key: newest update last in key order, the session ID breaking ties.
 func recency(updatedAt time.Time, sessionID string) string {
-	return sortableTime(updatedAt) + "#" + sessionID
+	return dynamo.Sortable(updatedAt) + "#" + sessionID
 }
 
-func key(pk, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{"PK": str(pk), "SK": str(sk)}
-}
-
-func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-func num(v int64) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
-}
 func boolean(v bool) types.AttributeValue { return &types.AttributeValueMemberBOOL{Value: v} }
 
 // epoch is a time as the TTL attribute's value.
-func epoch(t time.Time) types.AttributeValue { return num(t.Unix()) }
-
-// timeLayout formats times with all nine fractional digits: RFC3339Nano drops trailing zeros,
-// and "…:05Z" sorts after "…:05.1Z" as a string.
-const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
-
-func sortableTime(t time.Time) string { return t.UTC().Format(timeLayout) }
-
-func parseTime(s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	return time.Parse(time.RFC3339Nano, s)
-}
+func epoch(t time.Time) types.AttributeValue { return dynamo.Num(t.Unix()) }
 
 // live is the filter of every read: TTL deletes lazily, so an item past expiresAt is absent.
 const live = "expiresAt > :now"

@@ -8,8 +8,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/chat"
-	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/fakeclock"
 )
 
@@ -62,10 +63,10 @@ func appendMsgs(t *testing.T, s *Store, sess chat.Session, contents ...string) c
 // starts with prefix (every item for ""), expired or not.
 func rawItems(t *testing.T, s *Store, tenantID, sessionID, prefix string) []map[string]types.AttributeValue {
 	t.Helper()
-	cond, values := "PK = :pk", map[string]types.AttributeValue{":pk": str(SessionPK(tenantID, sessionID))}
+	cond, values := "PK = :pk", map[string]types.AttributeValue{":pk": dynamo.Str(SessionPK(tenantID, sessionID))}
 	if prefix != "" {
 		cond += " AND begins_with(SK, :p)"
-		values[":p"] = str(prefix)
+		values[":p"] = dynamo.Str(prefix)
 	}
 	out, err := s.client.Query(t.Context(), &dynamodb.QueryInput{
 		TableName:                 &s.messages,

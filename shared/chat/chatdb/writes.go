@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/screenagent/backend/shared/chat"
+	"github.com/screenagent/backend/shared/dynamo"
 	expiryindex "github.com/screenagent/backend/shared/retention/expiry"
 )
 
@@ -92,22 +93,22 @@ func (s *Store) AppendWrites(sess chat.Session, step Step, now time.Time) (Batch
 	retentionPK, retentionSK := retentionKeys(next)
 	update := types.TransactWriteItem{Update: &types.Update{
 		TableName: &s.sessions,
-		Key:       key(SessionPK(sess.TenantID, sess.ID), SessionSK),
+		Key:       dynamo.Key(SessionPK(sess.TenantID, sess.ID), SessionSK),
 		UpdateExpression: aws.String("SET messageCount = :count, updatedAt = :updated, expiresAt = :expires, " +
 			"#status = :status, taskId = :task, GSI1SK = :recency, GSI2SK = :recency, GSI2PK = :byStatus, " +
 			"RetentionPK = :retentionPK, RetentionSK = :retentionSK"),
 		ConditionExpression:      aws.String(unchanged),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},
 		ExpressionAttributeValues: withUnchanged(sess, now, map[string]types.AttributeValue{
-			":count":       num(int64(next.MessageCount)),
-			":updated":     str(sortableTime(next.UpdatedAt)),
+			":count":       dynamo.Num(int64(next.MessageCount)),
+			":updated":     dynamo.Str(dynamo.Sortable(next.UpdatedAt)),
 			":expires":     epoch(next.ExpiresAt),
-			":status":      str(string(next.Status)),
-			":task":        str(next.TaskID),
-			":recency":     str(recency(next.UpdatedAt, next.ID)),
-			":byStatus":    str(statusPartition(next.TenantID, next.UserID, next.Archived, next.Status)),
-			":retentionPK": str(retentionPK),
-			":retentionSK": str(retentionSK),
+			":status":      dynamo.Str(string(next.Status)),
+			":task":        dynamo.Str(next.TaskID),
+			":recency":     dynamo.Str(recency(next.UpdatedAt, next.ID)),
+			":byStatus":    dynamo.Str(statusPartition(next.TenantID, next.UserID, next.Archived, next.Status)),
+			":retentionPK": dynamo.Str(retentionPK),
+			":retentionSK": dynamo.Str(retentionSK),
 		}),
 	}}
 	b.Items = slices.Insert(b.Items, 0, update)
@@ -135,17 +136,17 @@ func (s *Store) StatusWrites(sess chat.Session, status chat.Status, now time.Tim
 	retentionPK, retentionSK := retentionKeys(next)
 	update := types.TransactWriteItem{Update: &types.Update{
 		TableName: &s.sessions,
-		Key:       key(SessionPK(sess.TenantID, sess.ID), SessionSK),
+		Key:       dynamo.Key(SessionPK(sess.TenantID, sess.ID), SessionSK),
 		UpdateExpression: aws.String("SET #status = :status, expiresAt = :expires, GSI2PK = :byStatus, " +
 			"RetentionPK = :retentionPK, RetentionSK = :retentionSK"),
 		ConditionExpression:      aws.String(unchanged),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},
 		ExpressionAttributeValues: withUnchanged(sess, now, map[string]types.AttributeValue{
-			":status":      str(string(status)),
+			":status":      dynamo.Str(string(status)),
 			":expires":     epoch(next.ExpiresAt),
-			":byStatus":    str(statusPartition(next.TenantID, next.UserID, next.Archived, status)),
-			":retentionPK": str(retentionPK),
-			":retentionSK": str(retentionSK),
+			":byStatus":    dynamo.Str(statusPartition(next.TenantID, next.UserID, next.Archived, status)),
+			":retentionPK": dynamo.Str(retentionPK),
+			":retentionSK": dynamo.Str(retentionSK),
 		}),
 	}}
 	return Batch{Items: []types.TransactWriteItem{update}, Session: next, statusChanged: true}, nil
@@ -161,10 +162,10 @@ const unchanged = "messageCount = :seenCount AND #status = :seenStatus AND archi
 const liveAt = "expiresAt > :liveAt"
 
 func withUnchanged(seen chat.Session, now time.Time, values map[string]types.AttributeValue) map[string]types.AttributeValue {
-	values[":seenCount"] = num(int64(seen.MessageCount))
-	values[":seenStatus"] = str(string(seen.Status))
+	values[":seenCount"] = dynamo.Num(int64(seen.MessageCount))
+	values[":seenStatus"] = dynamo.Str(string(seen.Status))
 	values[":seenArchived"] = boolean(seen.Archived)
-	values[":liveAt"] = num(now.Unix())
+	values[":liveAt"] = dynamo.Num(now.Unix())
 	return values
 }
 
@@ -229,7 +230,7 @@ func (s *Store) advance(sess chat.Session, step Step, now time.Time) (Batch, err
 		it := snapshotItem{
 			PK: SessionPK(next.TenantID, next.ID), SK: snapshotSK(snap.ID),
 			SnapshotID: snap.ID, Gzip: snap.Gzip, DOMLength: snap.Length,
-			CreatedAt: sortableTime(now), ExpiresAt: s.Retention.SnapshotExpiry(now, next.ExpiresAt),
+			CreatedAt: dynamo.Sortable(now), ExpiresAt: s.Retention.SnapshotExpiry(now, next.ExpiresAt),
 		}
 		it.RetentionPK, it.RetentionSK = expiryindex.Keys(it.PK, it.ExpiresAt)
 		item, err := attributevalue.MarshalMap(it)
@@ -375,7 +376,7 @@ func (s *Store) alignRetention(ctx context.Context, tenantID, sessionID string) 
 		ProjectionExpression:     aws.String("SK, expiresAt, snapshotId, #ts"),
 		ExpressionAttributeNames: map[string]string{"#ts": "timestamp"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": str(pk), ":msg": str(msgPrefix),
+			":pk": dynamo.Str(pk), ":msg": dynamo.Str(msgPrefix),
 		},
 	})
 	var updates []func(context.Context) error
@@ -399,15 +400,15 @@ func (s *Store) alignRetention(ctx context.Context, tenantID, sessionID string) 
 				continue
 			}
 			if r.ExpiresAt.Unix() != target.Unix() {
-				updates = append(updates, s.setExpiry(key(pk, r.SK), target, now, false))
+				updates = append(updates, s.setExpiry(dynamo.Key(pk, r.SK), target, now, false))
 			}
-			ts, err := parseTime(r.Timestamp)
+			ts, err := dynamo.ParseTime(r.Timestamp)
 			if err != nil {
 				return err
 			}
 			if r.SnapshotID != "" && !snapshots[r.SnapshotID] && ts.Add(s.Retention.Snapshot).After(target) {
 				snapshots[r.SnapshotID] = true
-				updates = append(updates, s.setExpiry(key(pk, snapshotSK(r.SnapshotID)), target, now, true))
+				updates = append(updates, s.setExpiry(dynamo.Key(pk, snapshotSK(r.SnapshotID)), target, now, true))
 			}
 		}
 	}
@@ -419,11 +420,11 @@ func (s *Store) alignRetention(ctx context.Context, tenantID, sessionID string) 
 func (s *Store) setExpiry(k map[string]types.AttributeValue, exp, now time.Time, snapshot bool) func(context.Context) error {
 	cond := "attribute_exists(PK) AND " + live
 	update := "SET expiresAt = :exp"
-	values := map[string]types.AttributeValue{":exp": epoch(exp), ":now": num(now.Unix())}
+	values := map[string]types.AttributeValue{":exp": epoch(exp), ":now": dynamo.Num(now.Unix())}
 	if snapshot {
 		cond += " AND expiresAt > :exp"
 		update += ", RetentionSK = :retentionSK"
-		values[":retentionSK"] = str(expiryindex.SortKey(exp))
+		values[":retentionSK"] = dynamo.Str(expiryindex.SortKey(exp))
 	}
 	return func(ctx context.Context) error {
 		_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/shared/chat"
+	"github.com/screenagent/backend/shared/dynamo"
 )
 
 func TestCreateAndAppendGapFree(t *testing.T) {
@@ -156,7 +157,7 @@ func TestConflictAmongCallerItems(t *testing.T) {
 	ctx := t.Context()
 	tasks := db.Tables["TasksTable"]
 	sess := create(t, s, "ten", "ana", "q")
-	taskItem := map[string]types.AttributeValue{"PK": str("TENANT#ten#TASK#1"), "SK": str("STEP#000001")}
+	taskItem := map[string]types.AttributeValue{"PK": dynamo.Str("TENANT#ten#TASK#1"), "SK": dynamo.Str("STEP#000001")}
 	if _, err := db.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &tasks, Item: taskItem}); err != nil {
 		t.Fatalf("seed task item: %v", err)
 	}

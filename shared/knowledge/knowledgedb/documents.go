@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/knowledge"
 )
 
@@ -138,7 +139,7 @@ func (s *Documents) putDocument(ctx context.Context, tenantID string, doc knowle
 	put := &dynamodb.PutItemInput{TableName: &s.table, Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)")}
 	if prev != nil {
 		put.ConditionExpression = aws.String("generation = :prev")
-		put.ExpressionAttributeValues = map[string]types.AttributeValue{":prev": str(prev.Generation)}
+		put.ExpressionAttributeValues = map[string]types.AttributeValue{":prev": dynamo.Str(prev.Generation)}
 	}
 	_, err = s.client.PutItem(ctx, put)
 	var ccf *types.ConditionalCheckFailedException
@@ -195,7 +196,7 @@ func (s *Documents) deleteChunks(ctx context.Context, pk, docID, keep string) er
 			return err
 		}
 		if keep == "" || c.Generation != keep {
-			deletes = append(deletes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: key(c.PK, c.SK)}})
+			deletes = append(deletes, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: dynamo.Key(c.PK, c.SK)}})
 		}
 	}
 	return batchWrite(ctx, s.client, s.table, deletes)
@@ -217,7 +218,7 @@ func (s *Documents) deleteDocument(ctx context.Context, tenantID, domain, docID 
 	pk := domainPartition(tenantID, domain)
 	_, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:           &s.table,
-		Key:                 key(pk, docPrefix+docID),
+		Key:                 dynamo.Key(pk, docPrefix+docID),
 		ConditionExpression: aws.String("attribute_exists(PK)"),
 	})
 	var ccf *types.ConditionalCheckFailedException
@@ -256,7 +257,7 @@ func (s *Documents) listDocuments(ctx context.Context, tenantID, domain string) 
 			TableName:                 &s.table,
 			IndexName:                 aws.String(gsi1),
 			KeyConditionExpression:    aws.String("GSI1PK = :pk"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(docsIndexPartition(tenantID))},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(docsIndexPartition(tenantID))},
 		})
 		if err != nil {
 			return nil, err
@@ -288,7 +289,7 @@ func (s *Documents) LoadChunks(ctx context.Context, tenantID string, domains []s
 		items, err := query(ctx, s.client, &dynamodb.QueryInput{
 			TableName:                 &s.table,
 			KeyConditionExpression:    aws.String("PK = :pk"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(domainPartition(tenantID, domain))},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(domainPartition(tenantID, domain))},
 		})
 		if err != nil {
 			return nil, fmt.Errorf("load chunks of %s of tenant %s: %w", domain, tenantID, err)

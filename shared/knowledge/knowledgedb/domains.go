@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/knowledge"
 )
 
@@ -71,7 +72,7 @@ func (d *Domains) RemoveDomain(ctx context.Context, tenantID string, p knowledge
 	}
 	_, err := d.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:           &d.table,
-		Key:                 key(tenantPartition(tenantID), domainPrefix+p.String()),
+		Key:                 dynamo.Key(tenantPartition(tenantID), domainPrefix+p.String()),
 		ConditionExpression: aws.String("attribute_exists(PK)"),
 	})
 	var ccf *types.ConditionalCheckFailedException

@@ -50,15 +50,6 @@ const (
 	firstBackoff  = 50 * time.Millisecond
 )
 
-func key(pk, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{
-		"PK": &types.AttributeValueMemberS{Value: pk},
-		"SK": &types.AttributeValueMemberS{Value: sk},
-	}
-}
-
-func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-
 // checkTenant refuses a tenant ID that could not scope a key.
 func checkTenant(tenantID string) error {
 	if !knowledge.ValidTenantID(tenantID) {
@@ -77,7 +68,7 @@ func prefixQuery(table, pk, prefix string) *dynamodb.QueryInput {
 	return &dynamodb.QueryInput{
 		TableName:                 aws.String(table),
 		KeyConditionExpression:    aws.String("PK = :pk AND begins_with(SK, :prefix)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pk), ":prefix": str(prefix)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(pk), ":prefix": dynamo.Str(prefix)},
 	}
 }
 

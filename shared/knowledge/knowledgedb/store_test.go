@@ -14,7 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/infra/dynamotest"
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/knowledge"
 )
 
@@ -98,7 +99,7 @@ func chunkItems(t *testing.T, s *Documents, tenantID, domain string) int {
 	out, err := s.client.Query(context.Background(), &dynamodb.QueryInput{
 		TableName:                 &s.table,
 		KeyConditionExpression:    aws.String("PK = :pk AND begins_with(SK, :c)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(domainPartition(tenantID, domain)), ":c": str(chunkPrefix)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(domainPartition(tenantID, domain)), ":c": dynamo.Str(chunkPrefix)},
 		ConsistentRead:            aws.Bool(true),
 	})
 	if err != nil {

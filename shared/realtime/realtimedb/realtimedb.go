@@ -58,16 +58,8 @@ func (s *Store) now() time.Time {
 	return time.Now()
 }
 
-func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-func num(n int64) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
-}
 func epoch(t time.Time) types.AttributeValue {
-	return num(t.Unix())
-}
-
-func key(pk, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{"PK": str(pk), "SK": str(sk)}
+	return dynamo.Num(t.Unix())
 }
 
 func ticketPK(hash string) string                    { return "TICKET#" + hash }
@@ -100,8 +92,8 @@ func live(item map[string]types.AttributeValue, now time.Time) bool {
 
 // PutTicket stores a ticket's hash and owner.
 func (s *Store) PutTicket(ctx context.Context, hash string, o realtime.Owner, expires time.Time) error {
-	item := key(ticketPK(hash), "TICKET")
-	item["tenantId"], item["userId"], item["expiresAt"] = str(o.TenantID), str(o.UserID), epoch(expires)
+	item := dynamo.Key(ticketPK(hash), "TICKET")
+	item["tenantId"], item["userId"], item["expiresAt"] = dynamo.Str(o.TenantID), dynamo.Str(o.UserID), epoch(expires)
 	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: item,
 		ConditionExpression: aws.String("attribute_not_exists(PK)")})
 	if err != nil {
@@ -114,7 +106,7 @@ func (s *Store) PutTicket(ctx context.Context, hash string, o realtime.Owner, ex
 // connections racing with one ticket, exactly one gets its owner.
 func (s *Store) TakeTicket(ctx context.Context, hash string, now time.Time) (realtime.Owner, error) {
 	out, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: &s.table, Key: key(ticketPK(hash), "TICKET"),
+		TableName: &s.table, Key: dynamo.Key(ticketPK(hash), "TICKET"),
 		ConditionExpression:       aws.String("attribute_exists(PK) AND expiresAt > :now"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":now": epoch(now)},
 		ReturnValues:              types.ReturnValueAllOld,
@@ -131,8 +123,8 @@ func (s *Store) TakeTicket(ctx context.Context, hash string, now time.Time) (rea
 
 // PutConnection records a connection's owner.
 func (s *Store) PutConnection(ctx context.Context, connectionID string, o realtime.Owner, expires time.Time) error {
-	item := key(connPK(connectionID), "CONN")
-	item["tenantId"], item["userId"], item["expiresAt"] = str(o.TenantID), str(o.UserID), epoch(expires)
+	item := dynamo.Key(connPK(connectionID), "CONN")
+	item["tenantId"], item["userId"], item["expiresAt"] = dynamo.Str(o.TenantID), dynamo.Str(o.UserID), epoch(expires)
 	if _, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: item}); err != nil {
 		return fmt.Errorf("put connection: %w", err)
 	}
@@ -141,7 +133,7 @@ func (s *Store) PutConnection(ctx context.Context, connectionID string, o realti
 
 // Connection returns the connection's owner.
 func (s *Store) Connection(ctx context.Context, connectionID string, now time.Time) (realtime.Owner, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(connPK(connectionID), "CONN"), ConsistentRead: aws.Bool(true)})
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: dynamo.Key(connPK(connectionID), "CONN"), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return realtime.Owner{}, fmt.Errorf("get connection: %w", err)
 	}
@@ -157,7 +149,7 @@ func (s *Store) Subscriptions(ctx context.Context, connectionID string) ([]realt
 		TableName:              &s.table,
 		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :sub)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": str(connPK(connectionID)), ":sub": str("SUB#"),
+			":pk": dynamo.Str(connPK(connectionID)), ":sub": dynamo.Str("SUB#"),
 		},
 		ConsistentRead: aws.Bool(true),
 	})
@@ -174,10 +166,10 @@ func (s *Store) Subscriptions(ctx context.Context, connectionID string) ([]realt
 
 // Subscribe writes the subscriber item and the connection's reference to it together.
 func (s *Store) Subscribe(ctx context.Context, connectionID string, o realtime.Owner, t realtime.Topic, expires time.Time) error {
-	sub := key(topicPK(o.TenantID, t), connPK(connectionID))
+	sub := dynamo.Key(topicPK(o.TenantID, t), connPK(connectionID))
 	sub["live"], sub["expiresAt"] = &types.AttributeValueMemberBOOL{Value: true}, epoch(expires)
-	ref := key(connPK(connectionID), subSK(t))
-	ref["tenantId"], ref["expiresAt"] = str(o.TenantID), epoch(expires)
+	ref := dynamo.Key(connPK(connectionID), subSK(t))
+	ref["tenantId"], ref["expiresAt"] = dynamo.Str(o.TenantID), epoch(expires)
 	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 		{Put: &types.Put{TableName: &s.table, Item: sub}},
 		{Put: &types.Put{TableName: &s.table, Item: ref}},
@@ -191,8 +183,8 @@ func (s *Store) Subscribe(ctx context.Context, connectionID string, o realtime.O
 // Unsubscribe deletes both items of a subscription.
 func (s *Store) Unsubscribe(ctx context.Context, connectionID string, o realtime.Owner, t realtime.Topic) error {
 	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-		{Delete: &types.Delete{TableName: &s.table, Key: key(topicPK(o.TenantID, t), connPK(connectionID))}},
-		{Delete: &types.Delete{TableName: &s.table, Key: key(connPK(connectionID), subSK(t))}},
+		{Delete: &types.Delete{TableName: &s.table, Key: dynamo.Key(topicPK(o.TenantID, t), connPK(connectionID))}},
+		{Delete: &types.Delete{TableName: &s.table, Key: dynamo.Key(connPK(connectionID), subSK(t))}},
 	}})
 	if err != nil {
 		return fmt.Errorf("unsubscribe: %w", err)
@@ -207,7 +199,7 @@ func (s *Store) Close(ctx context.Context, connectionID string, linger time.Time
 	if err != nil {
 		return err
 	}
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(connPK(connectionID), "CONN"), ConsistentRead: aws.Bool(true)})
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: dynamo.Key(connPK(connectionID), "CONN"), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return fmt.Errorf("get connection: %w", err)
 	}
@@ -215,7 +207,7 @@ func (s *Store) Close(ctx context.Context, connectionID string, linger time.Time
 	for _, t := range topics {
 		if tenant != "" {
 			_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-				TableName: &s.table, Key: key(topicPK(tenant, t), connPK(connectionID)),
+				TableName: &s.table, Key: dynamo.Key(topicPK(tenant, t), connPK(connectionID)),
 				UpdateExpression:          aws.String("SET live = :f, expiresAt = :exp"),
 				ConditionExpression:       aws.String("attribute_exists(PK)"),
 				ExpressionAttributeValues: map[string]types.AttributeValue{":f": &types.AttributeValueMemberBOOL{Value: false}, ":exp": epoch(linger)},
@@ -225,11 +217,11 @@ func (s *Store) Close(ctx context.Context, connectionID string, linger time.Time
 				return fmt.Errorf("linger subscription: %w", err)
 			}
 		}
-		if _, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table, Key: key(connPK(connectionID), subSK(t))}); err != nil {
+		if _, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table, Key: dynamo.Key(connPK(connectionID), subSK(t))}); err != nil {
 			return fmt.Errorf("delete subscription reference: %w", err)
 		}
 	}
-	if _, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table, Key: key(connPK(connectionID), "CONN")}); err != nil {
+	if _, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table, Key: dynamo.Key(connPK(connectionID), "CONN")}); err != nil {
 		return fmt.Errorf("delete connection: %w", err)
 	}
 	return nil
@@ -240,7 +232,7 @@ func (s *Store) Subscribers(ctx context.Context, tenantID string, t realtime.Top
 	items, err := dynamo.QueryAll(ctx, s.db, &dynamodb.QueryInput{
 		TableName:                 &s.table,
 		KeyConditionExpression:    aws.String("PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(topicPK(tenantID, t))},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(topicPK(tenantID, t))},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("query subscribers: %w", err)
@@ -260,9 +252,9 @@ func (s *Store) Subscribers(ctx context.Context, tenantID string, t realtime.Top
 // Reserve adds n to the topic's counter and returns the first of the n ids.
 func (s *Store) Reserve(ctx context.Context, tenantID string, t realtime.Topic, n int) (int64, error) {
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: &s.table, Key: key(seqPK(tenantID, t), "SEQ"),
+		TableName: &s.table, Key: dynamo.Key(seqPK(tenantID, t), "SEQ"),
 		UpdateExpression:          aws.String("ADD lastId :n SET expiresAt = :exp"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":n": num(int64(n)), ":exp": epoch(s.now().Add(realtime.ConnectionTTL + realtime.DefaultResumeWindow))},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":n": dynamo.Num(int64(n)), ":exp": epoch(s.now().Add(realtime.ConnectionTTL + realtime.DefaultResumeWindow))},
 		ReturnValues:              types.ReturnValueUpdatedNew,
 	})
 	if err != nil {
@@ -276,8 +268,8 @@ func (s *Store) Keep(ctx context.Context, tenantID string, t realtime.Topic, msg
 	for start := 0; start < len(msgs); start += 25 {
 		var reqs []types.WriteRequest
 		for _, m := range msgs[start:min(start+25, len(msgs))] {
-			item := key(logPK(tenantID, t), logSK(m.ID))
-			item["data"], item["expiresAt"] = str(string(m.Data)), epoch(until)
+			item := dynamo.Key(logPK(tenantID, t), logSK(m.ID))
+			item["data"], item["expiresAt"] = dynamo.Str(string(m.Data)), epoch(until)
 			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})
 		}
 		in := map[string][]types.WriteRequest{s.table: reqs}
@@ -294,7 +286,7 @@ func (s *Store) Keep(ctx context.Context, tenantID string, t realtime.Topic, msg
 
 // LastID is the topic's counter.
 func (s *Store) LastID(ctx context.Context, tenantID string, t realtime.Topic) (int64, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(seqPK(tenantID, t), "SEQ"), ConsistentRead: aws.Bool(true)})
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: dynamo.Key(seqPK(tenantID, t), "SEQ"), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return 0, fmt.Errorf("get last id: %w", err)
 	}
@@ -307,7 +299,7 @@ func (s *Store) Since(ctx context.Context, tenantID string, t realtime.Topic, id
 		TableName:              &s.table,
 		KeyConditionExpression: aws.String("PK = :pk AND SK > :after"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": str(logPK(tenantID, t)), ":after": str(logSK(id)),
+			":pk": dynamo.Str(logPK(tenantID, t)), ":after": dynamo.Str(logSK(id)),
 		},
 		ConsistentRead: aws.Bool(true),
 	})

@@ -11,7 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/realtime"
 	"github.com/screenagent/backend/shared/realtime/realtimedb"
 )

@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/chat/chatdb"
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/retention"
 	"github.com/screenagent/backend/shared/retention/expiry"
 	"github.com/screenagent/backend/shared/runs/runsdb"
@@ -135,7 +135,7 @@ func (r *run) fail(ctx context.Context, err error, msg string, attrs ...any) {
 	r.c.Logger.WarnContext(ctx, msg, append(attrs, "error", err.Error())...)
 }
 
-func (r *run) nowEpoch() types.AttributeValue { return num(r.now.Unix()) }
+func (r *run) nowEpoch() types.AttributeValue { return dynamo.Num(r.now.Unix()) }
 
 // interruptTasks interrupts the active tasks idle past the threshold, and deletes those that
 // expired while active (only when the cleanup has not run for their whole provisional lifetime).
@@ -147,7 +147,7 @@ func (r *run) interruptTasks(ctx context.Context) {
 		KeyConditionExpression: aws.String("GSI2PK = :p AND GSI2SK < :cutoff"),
 		ProjectionExpression:   aws.String("PK, SK, GSI2SK, expiresAt"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":p": str(tasksdb.ActiveIndexPartition), ":cutoff": str(cutoff),
+			":p": dynamo.Str(tasksdb.ActiveIndexPartition), ":cutoff": dynamo.Str(cutoff),
 		},
 	}, func(it indexEntry) {
 		if it.ExpiresAt <= r.now.Unix() {
@@ -167,7 +167,7 @@ func (r *run) deleteExpiredRuns(ctx context.Context) {
 		KeyConditionExpression:    aws.String("GSI2PK = :p"),
 		FilterExpression:          aws.String("expiresAt <= :now"),
 		ProjectionExpression:      aws.String("PK, SK, expiresAt"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":p": str(runsdb.ActiveIndexPartition), ":now": r.nowEpoch()},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": dynamo.Str(runsdb.ActiveIndexPartition), ":now": r.nowEpoch()},
 	}, func(it indexEntry) {
 		r.deleteParent(ctx, r.c.Tables.Tasks, it.PK, it.SK, r.c.Tables.Tasks)
 	})
@@ -181,17 +181,17 @@ func (r *run) interruptTask(ctx context.Context, it indexEntry) {
 	rpk, rsk := expiry.Keys(it.PK, exp)
 	_, err := r.c.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                &r.c.Tables.Tasks,
-		Key:                      key(it.PK, it.SK),
+		Key:                      dynamo.Key(it.PK, it.SK),
 		UpdateExpression:         aws.String("SET #status = :interrupted, expiresAt = :exp, RetentionPK = :rpk, RetentionSK = :rsk REMOVE GSI2PK, GSI2SK"),
 		ConditionExpression:      aws.String("GSI2PK = :active AND GSI2SK = :seen AND expiresAt > :now"),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":interrupted": str(string(tasks.StatusInterrupted)),
-			":exp":         num(exp.Unix()),
-			":rpk":         str(rpk),
-			":rsk":         str(rsk),
-			":active":      str(tasksdb.ActiveIndexPartition),
-			":seen":        str(it.GSI2SK),
+			":interrupted": dynamo.Str(string(tasks.StatusInterrupted)),
+			":exp":         dynamo.Num(exp.Unix()),
+			":rpk":         dynamo.Str(rpk),
+			":rsk":         dynamo.Str(rsk),
+			":active":      dynamo.Str(tasksdb.ActiveIndexPartition),
+			":seen":        dynamo.Str(it.GSI2SK),
 			":now":         r.nowEpoch(),
 		},
 	})
@@ -220,33 +220,25 @@ func (r *run) alignChildren(ctx context.Context, pk, headerSK string, exp time.T
 			return
 		}
 		for _, raw := range page.Items {
-			var it struct {
-				SK          string
-				ExpiresAt   int64  `dynamodbav:"expiresAt"`
-				RetentionPK string `dynamodbav:"RetentionPK"`
-			}
-			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
-				r.fail(ctx, err, "align retention with the task", "pk", pk)
-				return
-			}
-			if it.SK == headerSK || it.ExpiresAt <= exp.Unix() {
+			sk := dynamo.StringOf(raw, "SK")
+			if sk == headerSK || dynamo.Int64Of(raw, "expiresAt") <= exp.Unix() {
 				continue
 			}
 			update := "SET expiresAt = :exp"
-			values := map[string]types.AttributeValue{":exp": num(exp.Unix())}
-			if it.RetentionPK != "" {
+			values := map[string]types.AttributeValue{":exp": dynamo.Num(exp.Unix())}
+			if dynamo.StringOf(raw, "RetentionPK") != "" {
 				update += ", RetentionSK = :rsk"
-				values[":rsk"] = str(expiry.SortKey(exp))
+				values[":rsk"] = dynamo.Str(expiry.SortKey(exp))
 			}
 			_, err := r.c.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 				TableName:                 &r.c.Tables.Tasks,
-				Key:                       key(pk, it.SK),
+				Key:                       dynamo.Key(pk, sk),
 				UpdateExpression:          aws.String(update),
 				ConditionExpression:       aws.String("attribute_exists(PK) AND expiresAt > :exp"),
 				ExpressionAttributeValues: values,
 			})
 			if err != nil && !isConditionFailed(err) {
-				r.fail(ctx, err, "align retention with the task", "pk", pk, "sk", it.SK)
+				r.fail(ctx, err, "align retention with the task", "pk", pk, "sk", sk)
 			}
 		}
 	}
@@ -261,7 +253,7 @@ func (r *run) interruptSessions(ctx context.Context) {
 		IndexName:              aws.String(expiry.Index),
 		KeyConditionExpression: aws.String("RetentionPK = :p AND RetentionSK < :cutoff"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":p": str(chatdb.ActivePartition), ":cutoff": str(cutoff.Format(expiry.TimeLayout)),
+			":p": dynamo.Str(chatdb.ActivePartition), ":cutoff": dynamo.Str(cutoff.Format(expiry.TimeLayout)),
 		},
 	}, func(it indexEntry) {
 		tenantID, sessionID, ok := chatdb.ParseSessionPK(it.PK)
@@ -315,7 +307,7 @@ func (r *run) deleteExpired(ctx context.Context, table string, parents map[strin
 			IndexName:              aws.String(expiry.Index),
 			KeyConditionExpression: aws.String("RetentionPK = :p AND RetentionSK <= :now"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":p": str(expiry.Partition(shard)), ":now": str(expiry.SortKey(r.now)),
+				":p": dynamo.Str(expiry.Partition(shard)), ":now": dynamo.Str(expiry.SortKey(r.now)),
 			},
 		}, func(it indexEntry) {
 			if children, ok := parents[it.SK]; ok {
@@ -331,7 +323,7 @@ func (r *run) deleteExpired(ctx context.Context, table string, parents map[strin
 func (r *run) deleteItem(ctx context.Context, table, pk, sk string) {
 	_, err := r.c.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName:                 &table,
-		Key:                       key(pk, sk),
+		Key:                       dynamo.Key(pk, sk),
 		ConditionExpression:       aws.String("expiresAt <= :now"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":now": r.nowEpoch()},
 	})
@@ -350,24 +342,14 @@ func (r *run) deleteItem(ctx context.Context, table, pk, sk string) {
 // once the parent has expired: no store writes into the partition of an expired parent.
 func (r *run) deleteParent(ctx context.Context, table, pk, sk, childTable string) {
 	out, err := r.c.DB.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: &table, Key: key(pk, sk), ConsistentRead: aws.Bool(true),
+		TableName: &table, Key: dynamo.Key(pk, sk), ConsistentRead: aws.Bool(true),
 		ProjectionExpression: aws.String("expiresAt"),
 	})
 	if err != nil {
 		r.fail(ctx, err, "read expired item", "table", table, "pk", pk)
 		return
 	}
-	var parent struct {
-		ExpiresAt int64 `dynamodbav:"expiresAt"`
-	}
-	if out.Item == nil {
-		return
-	}
-	if err := attributevalue.UnmarshalMap(out.Item, &parent); err != nil {
-		r.fail(ctx, err, "read expired item", "table", table, "pk", pk)
-		return
-	}
-	if parent.ExpiresAt > r.now.Unix() {
+	if out.Item == nil || dynamo.Int64Of(out.Item, "expiresAt") > r.now.Unix() {
 		return
 	}
 	if !r.deletePartition(ctx, childTable, pk, func(childSK string) bool { return childTable == table && childSK == sk }) {
@@ -391,7 +373,7 @@ func (r *run) deletePartition(ctx context.Context, table, pk string, skip func(s
 			n := min(len(pending), batchSize)
 			deleted, err := batchDelete(ctx, r.c.DB, table, pending[:n])
 			for _, k := range deleted {
-				r.stats.RecordsDeleted[kindOf(skOf(k))]++
+				r.stats.RecordsDeleted[kindOf(dynamo.StringOf(k, "SK"))]++
 			}
 			if err != nil {
 				r.fail(ctx, err, "delete items of an expired partition", "table", table, "pk", pk)
@@ -408,7 +390,7 @@ func (r *run) deletePartition(ctx context.Context, table, pk string, skip func(s
 			return false
 		}
 		for _, item := range page.Items {
-			if !skip(skOf(item)) {
+			if !skip(dynamo.StringOf(item, "SK")) {
 				pending = append(pending, item)
 			}
 		}
@@ -425,7 +407,7 @@ func (r *run) deletePartition(ctx context.Context, table, pk string, skip func(s
 type indexEntry struct {
 	PK, SK    string
 	GSI2SK    string
-	ExpiresAt int64 `dynamodbav:"expiresAt"`
+	ExpiresAt int64
 }
 
 // eachPage runs fn on every entry a query returns, a page at a time, as long as the budget lasts.
@@ -442,12 +424,10 @@ func (r *run) eachPage(ctx context.Context, in *dynamodb.QueryInput, fn func(ind
 			if !r.more(ctx) {
 				return
 			}
-			var it indexEntry
-			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
-				r.fail(ctx, err, "decode index entry", "table", aws.ToString(in.TableName))
-				continue
-			}
-			fn(it)
+			fn(indexEntry{
+				PK: dynamo.StringOf(raw, "PK"), SK: dynamo.StringOf(raw, "SK"), GSI2SK: dynamo.StringOf(raw, "GSI2SK"),
+				ExpiresAt: dynamo.Int64Of(raw, "expiresAt"),
+			})
 		}
 	}
 }
@@ -460,24 +440,10 @@ func partitionQuery(table, pk string) *dynamodb.QueryInput {
 	return &dynamodb.QueryInput{
 		TableName:                 &table,
 		KeyConditionExpression:    aws.String("PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pk)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(pk)},
 		ConsistentRead:            aws.Bool(true),
 	}
 }
-
-func key(pk, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{"PK": str(pk), "SK": str(sk)}
-}
-
-func skOf(item map[string]types.AttributeValue) string {
-	if s, ok := item["SK"].(*types.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
-}
-
-func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-func num(v int64) types.AttributeValue  { return &types.AttributeValueMemberN{Value: fmt.Sprint(v)} }
 
 func isConditionFailed(err error) bool {
 	var ccf *types.ConditionalCheckFailedException

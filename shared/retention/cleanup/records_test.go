@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/google/uuid"
 
 	"github.com/screenagent/backend/shared/dynamo"
@@ -102,19 +101,12 @@ func TestRecordsGoWithTheirTask(t *testing.T) {
 	// TTL and the cleanup take them together.
 	exp := w.clock.Now().Add(tasks.DefaultRetention.Interrupted)
 	for _, raw := range w.scan(t, w.tables.Tasks) {
-		var it struct {
-			PK, SK      string
-			ExpiresAt   int64  `dynamodbav:"expiresAt"`
-			RetentionSK string `dynamodbav:"RetentionSK"`
-		}
-		if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
-			t.Fatal(err)
-		}
-		if it.PK != taskPK(idle) || !isRecord(it.SK) {
+		sk := dynamo.StringOf(raw, "SK")
+		if dynamo.StringOf(raw, "PK") != taskPK(idle) || !isRecord(sk) {
 			continue
 		}
-		if it.ExpiresAt != exp.Unix() || it.RetentionSK != expiry.SortKey(exp) {
-			t.Errorf("%s of the interrupted task: got expiry %d (index %s), want the task's %d", it.SK, it.ExpiresAt, it.RetentionSK, exp.Unix())
+		if got, index := dynamo.Int64Of(raw, "expiresAt"), dynamo.StringOf(raw, "RetentionSK"); got != exp.Unix() || index != expiry.SortKey(exp) {
+			t.Errorf("%s of the interrupted task: got expiry %d (index %s), want the task's %d", sk, got, index, exp.Unix())
 		}
 	}
 

@@ -16,10 +16,10 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	"github.com/google/uuid"
 
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/dynamo"
-	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/fakeclock"
 	"github.com/screenagent/backend/shared/retention"
 	"github.com/screenagent/backend/shared/runs/runsdb"
@@ -190,7 +190,7 @@ func (w *world) counts(t *testing.T) map[string]int {
 	n := map[string]int{}
 	for _, table := range []string{w.tables.Tasks, w.tables.Sessions, w.tables.Messages} {
 		for _, item := range w.scan(t, table) {
-			n[kindOf(skOf(item))]++
+			n[kindOf(dynamo.StringOf(item, "SK"))]++
 		}
 	}
 	return n
@@ -221,7 +221,7 @@ func (w *world) partition(t *testing.T, table, pk string) map[string]int {
 			t.Fatal(err)
 		}
 		for _, item := range page.Items {
-			n[kindOf(skOf(item))]++
+			n[kindOf(dynamo.StringOf(item, "SK"))]++
 		}
 	}
 	return n
@@ -233,17 +233,11 @@ func sessionPK(id string) string { return chatdb.SessionPK(tenant, id) }
 // expiresAt reads the stored expiry of an item (0 when it does not exist).
 func (w *world) expiresAt(t *testing.T, table, pk, sk string) int64 {
 	t.Helper()
-	out, err := w.db.Client.GetItem(t.Context(), &dynamodb.GetItemInput{TableName: &table, Key: key(pk, sk), ConsistentRead: aws.Bool(true)})
+	out, err := w.db.Client.GetItem(t.Context(), &dynamodb.GetItemInput{TableName: &table, Key: dynamo.Key(pk, sk), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var it struct {
-		ExpiresAt int64 `dynamodbav:"expiresAt"`
-	}
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		t.Fatal(err)
-	}
-	return it.ExpiresAt
+	return dynamo.Int64Of(out.Item, "expiresAt")
 }
 
 // withMiddleware returns a client like the world's with an extra Initialize middleware.

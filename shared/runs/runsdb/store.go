@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -34,7 +33,7 @@ import (
 	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/retention/expiry"
 	"github.com/screenagent/backend/shared/runs"
-	"github.com/screenagent/backend/shared/trust"
+	"github.com/screenagent/backend/shared/trust/trustdb"
 )
 
 // ActiveIndexPartition is the GSI2 partition of unfinished runs, for idle detection.
@@ -42,9 +41,6 @@ const ActiveIndexPartition = "RUNS#active"
 
 // HeaderSK is the sort key of a run's header.
 const HeaderSK = "RUN"
-
-// sortableTime is fixed-width so that string order is time order.
-const sortableTime = "2006-01-02T15:04:05.000000000Z"
 
 // Store is the runs in the Tasks table.
 type Store struct {
@@ -75,155 +71,142 @@ func idemSK(scope, key string) string {
 // ItemKind names an item of the store by its sort key, as the retention cleanup counts what it
 // deletes: runs, steps (history entries) or idempotencyRecords. ok is false for a key the store
 // does not write.
-func ItemKind(sk string) (kind string, ok bool) {
-	switch {
-	case sk == HeaderSK:
-		return "runs", true
-	case strings.HasPrefix(sk, "STEP#"):
-		return "steps", true
-	case strings.HasPrefix(sk, "IDEM#"):
-		return "idempotencyRecords", true
-	}
-	return "", false
-}
+func ItemKind(sk string) (kind string, ok bool) { return itemKinds.Of(sk) }
 
-// parseTime reads a stored time. An absent one is the zero time; a corrupt one is an error, not
-// a zero time that would pass for a real one.
-func parseTime(s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("stored time %q: %w", s, err)
-	}
-	return t, nil
-}
-
-func keyOf(pk, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{
-		"PK": &types.AttributeValueMemberS{Value: pk},
-		"SK": &types.AttributeValueMemberS{Value: sk},
-	}
-}
+var itemKinds = dynamo.Kinds{HeaderSK: "runs", "STEP#": "steps", "IDEM#": "idempotencyRecords"}
 
 func (s *Store) now() time.Time { return s.Now().UTC() }
 
 func (s *Store) expired(expiresAt int64) bool { return expiresAt <= s.now().Unix() }
 
-func num(n int64) types.AttributeValue { return &types.AttributeValueMemberN{Value: fmt.Sprint(n)} }
-
 type headerItem struct {
-	PK              string              `dynamodbav:"PK"`
-	SK              string              `dynamodbav:"SK"`
-	GSI2PK          string              `dynamodbav:"GSI2PK,omitempty"`
-	GSI2SK          string              `dynamodbav:"GSI2SK,omitempty"`
-	RetentionPK     string              `dynamodbav:"RetentionPK,omitempty"`
-	RetentionSK     string              `dynamodbav:"RetentionSK,omitempty"`
-	RunID           string              `dynamodbav:"runId"`
-	TenantID        string              `dynamodbav:"tenantId"`
-	UserID          string              `dynamodbav:"userId"`
-	Task            string              `dynamodbav:"task"`
-	Mode            string              `dynamodbav:"mode"`
-	Status          string              `dynamodbav:"status"`
-	CurrentStep     int                 `dynamodbav:"currentStep"`
-	MaxSteps        int                 `dynamodbav:"maxSteps"`
-	PendingQuestion string              `dynamodbav:"pendingQuestion,omitempty"`
-	PendingConfirm  string              `dynamodbav:"pendingConfirmation,omitempty"`
-	PendingTool     *runs.Tool          `dynamodbav:"pendingTool,omitempty"`
-	PendingTools    []runs.Tool         `dynamodbav:"pendingTools,omitempty"`
-	Batch           bool                `dynamodbav:"batch,omitempty"`
-	CurrentSnapshot *runs.Snapshot      `dynamodbav:"currentSnapshot,omitempty"`
-	Reflections     []runs.Reflection   `dynamodbav:"reflections"`
-	Timezone        string              `dynamodbav:"timezone,omitempty"`
-	Locale          string              `dynamodbav:"locale,omitempty"`
-	LastResult      *runs.Result        `dynamodbav:"lastResult,omitempty"`
-	LastAnswer      *runs.UserAnswer    `dynamodbav:"lastAnswer,omitempty"`
-	Result          string              `dynamodbav:"result,omitempty"`
-	Error           string              `dynamodbav:"error,omitempty"`
-	SecretNames     []trust.NamedSecret `dynamodbav:"secretNames,omitempty"`
-	Secrets         trust.Secrets       `dynamodbav:"secrets"`
-	ApprovedSecret  *runs.Tool          `dynamodbav:"approvedSecretType,omitempty"`
-	CacheTrail      []byte              `dynamodbav:"cacheTrail,omitempty"`
-	CreatedAt       string              `dynamodbav:"createdAt"`
-	UpdatedAt       string              `dynamodbav:"updatedAt"`
-	ExpiresAt       int64               `dynamodbav:"expiresAt"`
+	PK              string                `dynamodbav:"PK"`
+	SK              string                `dynamodbav:"SK"`
+	GSI2PK          string                `dynamodbav:"GSI2PK,omitempty"`
+	GSI2SK          string                `dynamodbav:"GSI2SK,omitempty"`
+	RetentionPK     string                `dynamodbav:"RetentionPK,omitempty"`
+	RetentionSK     string                `dynamodbav:"RetentionSK,omitempty"`
+	RunID           string                `dynamodbav:"runId"`
+	TenantID        string                `dynamodbav:"tenantId"`
+	UserID          string                `dynamodbav:"userId"`
+	Task            string                `dynamodbav:"task"`
+	Mode            string                `dynamodbav:"mode"`
+	Status          string                `dynamodbav:"status"`
+	CurrentStep     int                   `dynamodbav:"currentStep"`
+	MaxSteps        int                   `dynamodbav:"maxSteps"`
+	PendingQuestion string                `dynamodbav:"pendingQuestion,omitempty"`
+	PendingConfirm  string                `dynamodbav:"pendingConfirmation,omitempty"`
+	PendingTool     *toolRecord           `dynamodbav:"pendingTool,omitempty"`
+	PendingTools    []toolRecord          `dynamodbav:"pendingTools,omitempty"`
+	Batch           bool                  `dynamodbav:"batch,omitempty"`
+	CurrentSnapshot *snapshotRecord       `dynamodbav:"currentSnapshot,omitempty"`
+	Reflections     []reflectionRecord    `dynamodbav:"reflections"`
+	Timezone        string                `dynamodbav:"timezone,omitempty"`
+	Locale          string                `dynamodbav:"locale,omitempty"`
+	LastResult      *resultRecord         `dynamodbav:"lastResult,omitempty"`
+	LastAnswer      *userAnswerRecord     `dynamodbav:"lastAnswer,omitempty"`
+	Result          string                `dynamodbav:"result,omitempty"`
+	Error           string                `dynamodbav:"error,omitempty"`
+	SecretNames     []trustdb.NamedSecret `dynamodbav:"secretNames,omitempty"`
+	Secrets         trustdb.Secrets       `dynamodbav:"secrets"`
+	ApprovedSecret  *toolRecord           `dynamodbav:"approvedSecretType,omitempty"`
+	CacheTrail      []byte                `dynamodbav:"cacheTrail,omitempty"`
+	CreatedAt       string                `dynamodbav:"createdAt"`
+	UpdatedAt       string                `dynamodbav:"updatedAt"`
+	ExpiresAt       int64                 `dynamodbav:"expiresAt"`
 }
 
 func (s *Store) headerOf(r runs.Run) headerItem {
 	it := headerItem{
 		PK: RunPK(r.TenantID, r.ID), SK: HeaderSK, RunID: r.ID, TenantID: r.TenantID, UserID: r.UserID,
 		Task: r.Task, Mode: string(r.Mode), Status: string(r.Status), CurrentStep: r.CurrentStep, MaxSteps: r.MaxSteps,
-		PendingQuestion: r.PendingQuestion, PendingTool: r.PendingTool, PendingConfirm: r.PendingConfirmation, PendingTools: r.PendingTools, Batch: r.Batch, CurrentSnapshot: r.CurrentSnapshot,
-		Reflections: r.Reflections, LastResult: r.LastResult, LastAnswer: r.LastAnswer, Result: r.Result, Error: r.Error,
+		PendingQuestion: r.PendingQuestion, PendingTool: dynamo.Optional(r.PendingTool, toolOf), PendingConfirm: r.PendingConfirmation,
+		PendingTools: toolsOf(r.PendingTools), Batch: r.Batch, CurrentSnapshot: dynamo.Optional(r.CurrentSnapshot, snapshotOf),
+		Reflections: dynamo.Convert(r.Reflections, reflectionOf), LastResult: dynamo.Optional(r.LastResult, resultOf),
+		LastAnswer: dynamo.Optional(r.LastAnswer, userAnswerOf), Result: r.Result, Error: r.Error,
 		CacheTrail: r.CacheTrail, Timezone: r.Timezone, Locale: r.Locale,
-		SecretNames: r.SecretNames, Secrets: r.Secrets, ApprovedSecret: r.ApprovedSecretType,
+		SecretNames: trustdb.FromNames(r.SecretNames), Secrets: trustdb.FromSecrets(r.Secrets), ApprovedSecret: dynamo.Optional(r.ApprovedSecretType, toolOf),
 		CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339Nano),
 		ExpiresAt: s.Retention.ExpiresAt(r.Status, r.UpdatedAt).Unix(),
 	}
 	if it.Reflections == nil {
-		it.Reflections = []runs.Reflection{}
+		it.Reflections = []reflectionRecord{}
 	}
 	if r.Status.Finished() {
 		it.RetentionPK, it.RetentionSK = expiry.Keys(it.PK, time.Unix(it.ExpiresAt, 0))
 	} else {
 		it.GSI2PK = ActiveIndexPartition
-		it.GSI2SK = r.UpdatedAt.UTC().Format(sortableTime) + "#" + r.TenantID + "#" + r.ID
+		it.GSI2SK = dynamo.Sortable(r.UpdatedAt) + "#" + r.TenantID + "#" + r.ID
 	}
 	return it
 }
 
 func (i headerItem) run() (runs.Run, error) {
-	created, err := parseTime(i.CreatedAt)
+	created, err := dynamo.ParseTime(i.CreatedAt)
 	if err != nil {
 		return runs.Run{}, fmt.Errorf("stored run %s: createdAt: %w", i.RunID, err)
 	}
-	updated, err := parseTime(i.UpdatedAt)
+	updated, err := dynamo.ParseTime(i.UpdatedAt)
 	if err != nil {
 		return runs.Run{}, fmt.Errorf("stored run %s: updatedAt: %w", i.RunID, err)
 	}
 	return runs.Run{
 		ID: i.RunID, TenantID: i.TenantID, UserID: i.UserID, Task: i.Task, Mode: runs.Mode(i.Mode),
 		Status: runs.Status(i.Status), CurrentStep: i.CurrentStep, MaxSteps: i.MaxSteps,
-		PendingQuestion: i.PendingQuestion, PendingTool: i.PendingTool, PendingConfirmation: i.PendingConfirm, PendingTools: i.PendingTools, Batch: i.Batch, CurrentSnapshot: i.CurrentSnapshot,
-		Reflections: i.Reflections, LastResult: i.LastResult, LastAnswer: i.LastAnswer, Result: i.Result, Error: i.Error,
-		CacheTrail: i.CacheTrail, Timezone: i.Timezone, Locale: i.Locale, SecretNames: i.SecretNames, Secrets: i.Secrets, ApprovedSecretType: i.ApprovedSecret,
-		CreatedAt: created, UpdatedAt: updated,
+		PendingQuestion: i.PendingQuestion, PendingTool: dynamo.Optional(i.PendingTool, toolRecord.tool), PendingConfirmation: i.PendingConfirm,
+		PendingTools: tools(i.PendingTools), Batch: i.Batch, CurrentSnapshot: dynamo.Optional(i.CurrentSnapshot, snapshotRecord.snapshot),
+		Reflections: dynamo.Convert(i.Reflections, reflectionRecord.reflection), LastResult: dynamo.Optional(i.LastResult, resultRecord.result),
+		LastAnswer: dynamo.Optional(i.LastAnswer, userAnswerRecord.userAnswer), Result: i.Result, Error: i.Error,
+		CacheTrail: i.CacheTrail, Timezone: i.Timezone, Locale: i.Locale, SecretNames: trustdb.Names(i.SecretNames), Secrets: i.Secrets.Secrets(),
+		ApprovedSecretType: dynamo.Optional(i.ApprovedSecret, toolRecord.tool),
+		CreatedAt:          created, UpdatedAt: updated,
 	}, nil
 }
 
 type entryItem struct {
-	PK             string           `dynamodbav:"PK"`
-	SK             string           `dynamodbav:"SK"`
-	StepNumber     int              `dynamodbav:"stepNumber"`
-	Action         string           `dynamodbav:"action"`
-	Tool           *runs.Tool       `dynamodbav:"tool,omitempty"`
-	Tools          []runs.Tool      `dynamodbav:"tools,omitempty"`
-	Question       string           `dynamodbav:"question,omitempty"`
-	Answer         string           `dynamodbav:"answer,omitempty"`
-	Thought        string           `dynamodbav:"thought,omitempty"`
-	Warning        string           `dynamodbav:"warning,omitempty"`
-	PreviousResult *runs.Result     `dynamodbav:"previousResult,omitempty"`
-	UserAnswer     *runs.UserAnswer `dynamodbav:"userAnswer,omitempty"`
-	URL            string           `dynamodbav:"url,omitempty"`
-	PageHash       string           `dynamodbav:"pageHash,omitempty"`
-	Model          string           `dynamodbav:"model,omitempty"`
-	Usage          runs.Usage       `dynamodbav:"usage"`
-	LLMAttempts    int              `dynamodbav:"llmAttempts"`
-	LLMLatencyMs   int64            `dynamodbav:"llmLatencyMs"`
-	CreatedAt      string           `dynamodbav:"createdAt"`
-	ExpiresAt      int64            `dynamodbav:"expiresAt"`
+	PK             string            `dynamodbav:"PK"`
+	SK             string            `dynamodbav:"SK"`
+	StepNumber     int               `dynamodbav:"stepNumber"`
+	Action         string            `dynamodbav:"action"`
+	Tool           *toolRecord       `dynamodbav:"tool,omitempty"`
+	Tools          []toolRecord      `dynamodbav:"tools,omitempty"`
+	Question       string            `dynamodbav:"question,omitempty"`
+	Answer         string            `dynamodbav:"answer,omitempty"`
+	Thought        string            `dynamodbav:"thought,omitempty"`
+	Warning        string            `dynamodbav:"warning,omitempty"`
+	PreviousResult *resultRecord     `dynamodbav:"previousResult,omitempty"`
+	UserAnswer     *userAnswerRecord `dynamodbav:"userAnswer,omitempty"`
+	URL            string            `dynamodbav:"url,omitempty"`
+	PageHash       string            `dynamodbav:"pageHash,omitempty"`
+	Model          string            `dynamodbav:"model,omitempty"`
+	Usage          usageRecord       `dynamodbav:"usage"`
+	LLMAttempts    int               `dynamodbav:"llmAttempts"`
+	LLMLatencyMs   int64             `dynamodbav:"llmLatencyMs"`
+	CreatedAt      string            `dynamodbav:"createdAt"`
+	ExpiresAt      int64             `dynamodbav:"expiresAt"`
+}
+
+// entryOf is the item of run's entry e, written now.
+func (s *Store) entryOf(run runs.Run, e runs.Entry, now time.Time) entryItem {
+	return entryItem{
+		PK: RunPK(run.TenantID, run.ID), SK: stepSK(e.StepNumber), StepNumber: e.StepNumber, Action: e.Action,
+		Tool: dynamo.Optional(e.Tool, toolOf), Tools: toolsOf(e.Tools), Question: e.Question, Answer: e.Answer, Thought: e.Thought, Warning: e.Warning,
+		PreviousResult: dynamo.Optional(e.PreviousResult, resultOf), UserAnswer: dynamo.Optional(e.UserAnswer, userAnswerOf),
+		URL: e.URL, PageHash: e.PageHash, Model: e.Model, Usage: usageRecord(e.Usage), LLMAttempts: e.LLMAttempts, LLMLatencyMs: e.LLMLatency.Milliseconds(),
+		CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: now.Add(s.Retention.EntryLifetime(run.MaxSteps)).Unix(),
+	}
 }
 
 func (i entryItem) entry() (runs.Entry, error) {
-	created, err := parseTime(i.CreatedAt)
+	created, err := dynamo.ParseTime(i.CreatedAt)
 	if err != nil {
 		return runs.Entry{}, fmt.Errorf("stored entry %d: createdAt: %w", i.StepNumber, err)
 	}
 	return runs.Entry{
-		StepNumber: i.StepNumber, Action: i.Action, Tool: i.Tool, Tools: i.Tools, Question: i.Question, Answer: i.Answer,
-		Thought: i.Thought, Warning: i.Warning, PreviousResult: i.PreviousResult, UserAnswer: i.UserAnswer,
-		URL: i.URL, PageHash: i.PageHash, Model: i.Model, Usage: i.Usage, LLMAttempts: i.LLMAttempts,
+		StepNumber: i.StepNumber, Action: i.Action, Tool: dynamo.Optional(i.Tool, toolRecord.tool), Tools: tools(i.Tools),
+		Question: i.Question, Answer: i.Answer, Thought: i.Thought, Warning: i.Warning,
+		PreviousResult: dynamo.Optional(i.PreviousResult, resultRecord.result), UserAnswer: dynamo.Optional(i.UserAnswer, userAnswerRecord.userAnswer),
+		URL: i.URL, PageHash: i.PageHash, Model: i.Model, Usage: runs.Usage(i.Usage), LLMAttempts: i.LLMAttempts,
 		LLMLatency: time.Duration(i.LLMLatencyMs) * time.Millisecond, CreatedAt: created,
 	}, nil
 }
@@ -252,7 +235,7 @@ func (s *Store) Create(ctx context.Context, r runs.Run) (runs.Run, error) {
 // Get returns the tenant's run; another tenant's or an expired run is runs.ErrNotFound.
 func (s *Store) Get(ctx context.Context, tenantID, runID string) (runs.Run, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: keyOf(RunPK(tenantID, runID), HeaderSK), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.table), Key: dynamo.Key(RunPK(tenantID, runID), HeaderSK), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return runs.Run{}, fmt.Errorf("get run %s: %w", runID, err)
@@ -337,7 +320,7 @@ func (s *Store) Save(ctx context.Context, prev, next runs.Run, entry *runs.Entry
 				TableName: aws.String(s.table), Item: av,
 				// An expired record may be replaced: TTL has just not removed it yet.
 				ConditionExpression:       aws.String("attribute_not_exists(PK) OR expiresAt <= :now"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":now": num(now.Unix())},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":now": dynamo.Num(now.Unix())},
 			}},
 			OnConditionFailed: runs.ErrIdempotencyRace,
 		})
@@ -352,21 +335,15 @@ func (s *Store) Save(ctx context.Context, prev, next runs.Run, entry *runs.Entry
 			ConditionExpression:      aws.String("currentStep = :step AND #status = :status AND expiresAt > :now"),
 			ExpressionAttributeNames: map[string]string{"#status": "status"},
 			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":step":   num(int64(prev.CurrentStep)),
+				":step":   dynamo.Num(int64(prev.CurrentStep)),
 				":status": &types.AttributeValueMemberS{Value: string(prev.Status)},
-				":now":    num(now.Unix()),
+				":now":    dynamo.Num(now.Unix()),
 			},
 		}},
 		OnConditionFailed: runs.ErrConflict,
 	})
 	if entry != nil {
-		av, err := attributevalue.MarshalMap(entryItem{
-			PK: pk, SK: stepSK(entry.StepNumber), StepNumber: entry.StepNumber, Action: entry.Action, Tool: entry.Tool, Tools: entry.Tools,
-			Question: entry.Question, Answer: entry.Answer, Thought: entry.Thought, Warning: entry.Warning,
-			PreviousResult: entry.PreviousResult, UserAnswer: entry.UserAnswer, URL: entry.URL, PageHash: entry.PageHash, Model: entry.Model,
-			Usage: entry.Usage, LLMAttempts: entry.LLMAttempts, LLMLatencyMs: entry.LLMLatency.Milliseconds(),
-			CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: now.Add(s.Retention.EntryLifetime(next.MaxSteps)).Unix(),
-		})
+		av, err := attributevalue.MarshalMap(s.entryOf(next, *entry, now))
 		if err != nil {
 			return fmt.Errorf("encode step %d of run %s: %w", entry.StepNumber, next.ID, err)
 		}
@@ -379,7 +356,7 @@ func (s *Store) Save(ctx context.Context, prev, next runs.Run, entry *runs.Entry
 	}
 	// The step is stored: its lease, if it took one, ends with it.
 	items = append(items, dynamo.Item{Write: types.TransactWriteItem{Delete: &types.Delete{
-		TableName: aws.String(s.table), Key: keyOf(pk, leaseSK),
+		TableName: aws.String(s.table), Key: dynamo.Key(pk, leaseSK),
 	}}})
 	if err := dynamo.Write(ctx, s.client, items); err != nil {
 		return fmt.Errorf("save run %s at step %d: %w", next.ID, next.CurrentStep, err)
@@ -411,7 +388,7 @@ func (s *Store) Release(ctx context.Context, tenantID, runID, leaseID string) er
 }
 
 func (s *Store) lease(tenantID, runID, leaseID string, until time.Time) dynamo.Lease {
-	return dynamo.Lease{Table: s.table, Key: keyOf(RunPK(tenantID, runID), leaseSK), ID: leaseID, Until: until, Own: true}
+	return dynamo.Lease{Table: s.table, Key: dynamo.Key(RunPK(tenantID, runID), leaseSK), ID: leaseID, Until: until, Own: true}
 }
 
 type idemItem struct {
@@ -428,7 +405,7 @@ type idemItem struct {
 // GetIdempotency returns the response recorded under the run, scope and key, or runs.ErrNotFound.
 func (s *Store) GetIdempotency(ctx context.Context, tenantID, runID, scope, key string) (runs.IdempotencyRecord, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: keyOf(RunPK(tenantID, runID), idemSK(scope, key)), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.table), Key: dynamo.Key(RunPK(tenantID, runID), idemSK(scope, key)), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return runs.IdempotencyRecord{}, fmt.Errorf("get idempotency record: %w", err)

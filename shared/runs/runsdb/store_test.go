@@ -12,7 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/infra/dynamotest"
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/retention/expiry"
 	"github.com/screenagent/backend/shared/runs"
 )
@@ -37,7 +38,7 @@ func newFixture(t *testing.T) *fixture {
 func (f *fixture) raw(t *testing.T, pk, sk string) map[string]types.AttributeValue {
 	t.Helper()
 	out, err := f.db.Client.GetItem(context.Background(), &dynamodb.GetItemInput{
-		TableName: aws.String(f.db.Tables["TasksTable"]), Key: keyOf(pk, sk), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(f.db.Tables["TasksTable"]), Key: dynamo.Key(pk, sk), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +78,7 @@ func TestCreateGetAndKeys(t *testing.T) {
 		t.Errorf("Get() = %+v, want the created run", got)
 	}
 	item := f.raw(t, "TENANT#ten-a#RUN#r1", "RUN")
-	wantGSI2SK := f.now.Format(sortableTime) + "#ten-a#r1"
+	wantGSI2SK := dynamo.Sortable(f.now) + "#ten-a#r1"
 	if attr(item, "GSI2PK") != "RUNS#active" || attr(item, "GSI2SK") != wantGSI2SK || attr(item, "expiresAt") != fmt.Sprint(f.now.Add(time.Hour).Unix()) {
 		t.Errorf("header GSI2 %q/%q expiresAt %s, want RUNS#active/%s and now+1h", attr(item, "GSI2PK"), attr(item, "GSI2SK"), attr(item, "expiresAt"), wantGSI2SK)
 	}
@@ -240,7 +241,7 @@ func TestCorruptTimestampIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := f.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(f.db.Tables["TasksTable"]), Key: keyOf(RunPK("ten-a", "r1"), HeaderSK),
+		TableName: aws.String(f.db.Tables["TasksTable"]), Key: dynamo.Key(RunPK("ten-a", "r1"), HeaderSK),
 		UpdateExpression:          aws.String("SET updatedAt = :bad"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":bad": &types.AttributeValueMemberS{Value: "2026-13-01"}},
 	})

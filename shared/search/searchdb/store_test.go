@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/screenagent/backend/shared/dynamotest"
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/retention/expiry"
 	"github.com/screenagent/backend/shared/search"
 	"github.com/screenagent/backend/shared/search/searchtest"

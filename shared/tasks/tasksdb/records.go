@@ -29,7 +29,7 @@ func verificationSK(stepIndex int) string {
 // correctionSK orders a step's corrections by time after the step, so a later correction of the
 // same step is a new record rather than a replacement.
 func correctionSK(stepIndex int, created time.Time) string {
-	return fmt.Sprintf("%s%06d#%s", correctionPrefix, stepIndex, created.UTC().Format(sortableTime))
+	return fmt.Sprintf("%s%06d#%s", correctionPrefix, stepIndex, dynamo.Sortable(created))
 }
 
 // recordHead is what every record item holds besides its content: its keys, task, step and times.
@@ -51,7 +51,7 @@ type verificationItem struct {
 	Action   string             `dynamodbav:"action"`
 	Verdict  string             `dynamodbav:"verdict"`
 	Method   string             `dynamodbav:"method"`
-	Expected *tasks.Expectation `dynamodbav:"expectedOutcome,omitempty"`
+	Expected *expectationRecord `dynamodbav:"expectedOutcome,omitempty"`
 	Evidence []string           `dynamodbav:"evidence,omitempty"`
 }
 
@@ -97,7 +97,7 @@ func (s *Store) VerificationItem(tenantID string, v tasks.Verification) (dynamo.
 	}
 	it := verificationItem{
 		recordHead: s.newHead(tenantID, v.TaskID, v.StepIndex, v.CreatedAt, func(i int, _ time.Time) string { return verificationSK(i) }),
-		Action:     v.Action, Verdict: v.Verdict, Method: v.Method, Expected: v.Expected, Evidence: v.Evidence,
+		Action:     v.Action, Verdict: v.Verdict, Method: v.Method, Expected: dynamo.Optional(v.Expected, expectationOf), Evidence: v.Evidence,
 	}
 	return s.recordPut(it, "verification")
 }
@@ -128,7 +128,7 @@ func (s *Store) Verifications(ctx context.Context, tenantID, taskID string) ([]t
 	return readRecords(ctx, s, tenantID, taskID, verificationPrefix, "verification", func(it verificationItem, created time.Time) tasks.Verification {
 		return tasks.Verification{
 			TaskID: it.TaskID, StepIndex: it.StepIndex, Action: it.Action, Verdict: it.Verdict, Method: it.Method,
-			Expected: it.Expected, Evidence: it.Evidence, CreatedAt: created,
+			Expected: dynamo.Optional(it.Expected, expectationRecord.expectation), Evidence: it.Evidence, CreatedAt: created,
 		}
 	})
 }
@@ -163,7 +163,7 @@ func readRecords[I any, P interface {
 		if s.expired(h.ExpiresAt) {
 			continue
 		}
-		created, err := parseTime(h.CreatedAt)
+		created, err := dynamo.ParseTime(h.CreatedAt)
 		if err != nil {
 			return nil, fmt.Errorf("stored %s record %s of task %s: createdAt: %w", kind, h.SK, taskID, err)
 		}

@@ -20,7 +20,7 @@ import (
 func (f *fixture) raw(t *testing.T, pk, sk string, names ...string) map[string]string {
 	t.Helper()
 	out, err := f.db.Client.GetItem(context.Background(), &dynamodb.GetItemInput{
-		TableName: aws.String(f.db.Tables["TasksTable"]), Key: keyOf(pk, sk), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(f.db.Tables["TasksTable"]), Key: dynamo.Key(pk, sk), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil || out.Item == nil {
 		t.Fatalf("get %s %s: %v (found %v)", pk, sk, err, out != nil && out.Item != nil)
@@ -92,7 +92,7 @@ func TestRetentionIndexKeys(t *testing.T) {
 	if err := f.store.PutDebug(ctx, "ten-a", tasks.DebugEntry{ID: "d1", TaskID: "t1", LogType: "step", CreatedAt: f.now}); err != nil {
 		t.Fatal(err)
 	}
-	debugSK := "DEBUG#" + f.now.Format(sortableTime) + "#d1"
+	debugSK := "DEBUG#" + dynamo.Sortable(f.now) + "#d1"
 	wantIndexed(t, "debug entry", f.raw(t, pk, debugSK, indexAttrs...), pk, true)
 
 	idem, err := f.store.IdempotencyItem("ten-a", tasks.IdempotencyRecord{Key: "k1", RequestHash: "h"})
@@ -117,7 +117,7 @@ func TestExpiredStepsAreAbsent(t *testing.T) {
 	}
 	// The first step past its expiry, as TTL lag leaves it.
 	_, err := f.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(f.db.Tables["TasksTable"]), Key: keyOf(TaskPK("ten-a", "t1"), stepSK(0)),
+		TableName: aws.String(f.db.Tables["TasksTable"]), Key: dynamo.Key(TaskPK("ten-a", "t1"), stepSK(0)),
 		UpdateExpression:          aws.String("SET expiresAt = :now"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":now": &types.AttributeValueMemberN{Value: fmt.Sprint(f.now.Unix())}},
 	})

@@ -66,9 +66,6 @@ const ActiveIndexPartition = "TASKS#active"
 // HeaderSK is the sort key of a task's header.
 const HeaderSK = "TASK"
 
-// sortableTime is fixed-width so that string order is time order.
-const sortableTime = "2006-01-02T15:04:05.000000000Z"
-
 // TaskPK is the partition of a task: its header, steps, debug entries and records.
 func TaskPK(tenantID, taskID string) string { return "TENANT#" + tenantID + "#TASK#" + taskID }
 func stepSK(i int) string                   { return fmt.Sprintf("STEP#%06d", i) }
@@ -81,42 +78,11 @@ func idemPK(tenantID, key string) string {
 // ItemKind names an item of the store by its sort key, as the retention cleanup counts what it
 // deletes: tasks, steps, debugEntries, idempotencyRecords, verificationRecords or
 // correctionRecords. ok is false for a key the store does not write.
-func ItemKind(sk string) (kind string, ok bool) {
-	switch {
-	case sk == HeaderSK:
-		return "tasks", true
-	case strings.HasPrefix(sk, "STEP#"):
-		return "steps", true
-	case strings.HasPrefix(sk, "DEBUG#"):
-		return "debugEntries", true
-	case sk == "IDEM":
-		return "idempotencyRecords", true
-	case strings.HasPrefix(sk, verificationPrefix):
-		return "verificationRecords", true
-	case strings.HasPrefix(sk, correctionPrefix):
-		return "correctionRecords", true
-	}
-	return "", false
-}
+func ItemKind(sk string) (kind string, ok bool) { return itemKinds.Of(sk) }
 
-// parseTime reads a stored time. An absent one is the zero time; a corrupt one is an error, not
-// a zero time that would pass for a real one.
-func parseTime(s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("stored time %q: %w", s, err)
-	}
-	return t, nil
-}
-
-func keyOf(pk, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{
-		"PK": &types.AttributeValueMemberS{Value: pk},
-		"SK": &types.AttributeValueMemberS{Value: sk},
-	}
+var itemKinds = dynamo.Kinds{
+	HeaderSK: "tasks", "STEP#": "steps", "DEBUG#": "debugEntries", "IDEM": "idempotencyRecords",
+	verificationPrefix: "verificationRecords", correctionPrefix: "correctionRecords",
 }
 
 type taskItem struct {
@@ -136,24 +102,24 @@ type taskItem struct {
 	StepCount     int          `dynamodbav:"stepCount"`
 	FailureReason string       `dynamodbav:"failureReason,omitempty"`
 	Result        string       `dynamodbav:"result,omitempty"`
-	Memory        tasks.Memory `dynamodbav:"memory"`
+	Memory        memoryRecord `dynamodbav:"memory"`
 	CreatedAt     string       `dynamodbav:"createdAt"`
 	UpdatedAt     string       `dynamodbav:"updatedAt"`
 	ExpiresAt     int64        `dynamodbav:"expiresAt"`
 }
 
 func (i taskItem) task() (tasks.Task, error) {
-	created, err := parseTime(i.CreatedAt)
+	created, err := dynamo.ParseTime(i.CreatedAt)
 	if err != nil {
 		return tasks.Task{}, fmt.Errorf("stored task %s: createdAt: %w", i.TaskID, err)
 	}
-	updated, err := parseTime(i.UpdatedAt)
+	updated, err := dynamo.ParseTime(i.UpdatedAt)
 	if err != nil {
 		return tasks.Task{}, fmt.Errorf("stored task %s: updatedAt: %w", i.TaskID, err)
 	}
 	return tasks.Task{
 		ID: i.TaskID, TenantID: i.TenantID, UserID: i.UserID, SessionID: i.SessionID, URL: i.URL, Query: i.Query,
-		Status: tasks.Status(i.Status), StepCount: i.StepCount, FailureReason: i.FailureReason, Result: i.Result, Memory: i.Memory,
+		Status: tasks.Status(i.Status), StepCount: i.StepCount, FailureReason: i.FailureReason, Result: i.Result, Memory: i.Memory.memory(),
 		CreatedAt: created, UpdatedAt: updated,
 	}, nil
 }
@@ -166,10 +132,10 @@ type stepItem struct {
 	Action         string        `dynamodbav:"action"`
 	Actions        []string      `dynamodbav:"actions,omitempty"`
 	ModelAction    string        `dynamodbav:"modelAction,omitempty"`
-	PreviousReport *tasks.Report `dynamodbav:"previousReport,omitempty"`
+	PreviousReport *reportRecord `dynamodbav:"previousReport,omitempty"`
 	UserMessage    string        `dynamodbav:"userMessage,omitempty"`
 	URL            string        `dynamodbav:"url"`
-	Usage          tasks.Usage   `dynamodbav:"usage"`
+	Usage          usageRecord   `dynamodbav:"usage"`
 	Model          string        `dynamodbav:"model,omitempty"`
 	LLMAttempts    int           `dynamodbav:"llmAttempts"`
 	LLMLatencyMs   int64         `dynamodbav:"llmLatencyMs"`
@@ -179,13 +145,13 @@ type stepItem struct {
 }
 
 func (i stepItem) step() (tasks.Step, error) {
-	created, err := parseTime(i.CreatedAt)
+	created, err := dynamo.ParseTime(i.CreatedAt)
 	if err != nil {
 		return tasks.Step{}, fmt.Errorf("stored step %d: createdAt: %w", i.StepIndex, err)
 	}
 	return tasks.Step{
-		Index: i.StepIndex, Thought: i.Thought, Action: i.Action, Actions: i.Actions, ModelAction: i.ModelAction, PreviousReport: i.PreviousReport,
-		UserMessage: i.UserMessage, URL: i.URL, Usage: i.Usage, Model: i.Model, LLMAttempts: i.LLMAttempts,
+		Index: i.StepIndex, Thought: i.Thought, Action: i.Action, Actions: i.Actions, ModelAction: i.ModelAction, PreviousReport: dynamo.Optional(i.PreviousReport, reportRecord.report),
+		UserMessage: i.UserMessage, URL: i.URL, Usage: tasks.Usage(i.Usage), Model: i.Model, LLMAttempts: i.LLMAttempts,
 		LLMLatency: time.Duration(i.LLMLatencyMs) * time.Millisecond, Duration: time.Duration(i.DurationMs) * time.Millisecond,
 		CreatedAt: created,
 	}, nil
@@ -200,7 +166,7 @@ func (s *Store) expired(expiresAt int64) bool {
 // GetTask returns the tenant's task; another tenant's or an expired task is ErrNotFound.
 func (s *Store) GetTask(ctx context.Context, tenantID, taskID string) (tasks.Task, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: keyOf(TaskPK(tenantID, taskID), HeaderSK), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.table), Key: dynamo.Key(TaskPK(tenantID, taskID), HeaderSK), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return tasks.Task{}, fmt.Errorf("get task %s: %w", taskID, err)
@@ -267,14 +233,14 @@ func (s *Store) StepItems(task tasks.Task, isNew bool, step tasks.Step, status t
 	header := taskItem{
 		PK: TaskPK(task.TenantID, task.ID), SK: HeaderSK,
 		TaskID: task.ID, TenantID: task.TenantID, UserID: task.UserID, SessionID: task.SessionID, URL: task.URL, Query: task.Query,
-		Status: string(status), StepCount: task.StepCount + 1, FailureReason: task.FailureReason, Result: task.Result, Memory: task.Memory,
+		Status: string(status), StepCount: task.StepCount + 1, FailureReason: task.FailureReason, Result: task.Result, Memory: memoryOf(task.Memory),
 		CreatedAt: now.Format(time.RFC3339Nano), UpdatedAt: now.Format(time.RFC3339Nano), ExpiresAt: expires,
 	}
 	if !task.CreatedAt.IsZero() {
 		header.CreatedAt = task.CreatedAt.UTC().Format(time.RFC3339Nano)
 	}
 	if status == tasks.StatusActive {
-		header.GSI2PK, header.GSI2SK = ActiveIndexPartition, now.Format(sortableTime)+"#"+task.TenantID+"#"+task.ID
+		header.GSI2PK, header.GSI2SK = ActiveIndexPartition, dynamo.Sortable(now)+"#"+task.TenantID+"#"+task.ID
 	} else {
 		header.RetentionPK, header.RetentionSK = expiry.Keys(header.PK, time.Unix(expires, 0))
 	}
@@ -296,7 +262,7 @@ func (s *Store) StepItems(task tasks.Task, isNew bool, step tasks.Step, status t
 	}
 	stepAV, err := attributevalue.MarshalMap(stepItem{
 		PK: header.PK, SK: stepSK(step.Index), StepIndex: step.Index, Thought: step.Thought, Action: step.Action, Actions: step.Actions,
-		ModelAction: step.ModelAction, PreviousReport: step.PreviousReport, UserMessage: step.UserMessage, URL: step.URL, Usage: step.Usage, Model: step.Model,
+		ModelAction: step.ModelAction, PreviousReport: dynamo.Optional(step.PreviousReport, reportOf), UserMessage: step.UserMessage, URL: step.URL, Usage: usageRecord(step.Usage), Model: step.Model,
 		LLMAttempts: step.LLMAttempts, LLMLatencyMs: step.LLMLatency.Milliseconds(), DurationMs: step.Duration.Milliseconds(),
 		CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: expires,
 	})
@@ -320,7 +286,7 @@ func (s *Store) FailTask(ctx context.Context, task tasks.Task, reason string) er
 	retentionPK, retentionSK := expiry.Keys(pk, exp)
 	_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.table),
-		Key:       keyOf(pk, HeaderSK),
+		Key:       dynamo.Key(pk, HeaderSK),
 		UpdateExpression: aws.String("SET #status = :failed, failureReason = :reason, updatedAt = :now, expiresAt = :exp, " +
 			"RetentionPK = :rpk, RetentionSK = :rsk REMOVE GSI2PK, GSI2SK"),
 		ConditionExpression:      aws.String("stepCount = :expected AND #status = :active AND expiresAt > :nowEpoch"),
@@ -364,7 +330,7 @@ type idemItem struct {
 // GetIdempotency returns the record stored under the tenant's key, or ErrNotFound.
 func (s *Store) GetIdempotency(ctx context.Context, tenantID, key string) (tasks.IdempotencyRecord, error) {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: keyOf(idemPK(tenantID, key), "IDEM"), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.table), Key: dynamo.Key(idemPK(tenantID, key), "IDEM"), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return tasks.IdempotencyRecord{}, fmt.Errorf("get idempotency record: %w", err)
@@ -379,7 +345,7 @@ func (s *Store) GetIdempotency(ctx context.Context, tenantID, key string) (tasks
 	if s.expired(it.ExpiresAt) {
 		return tasks.IdempotencyRecord{}, tasks.ErrNotFound
 	}
-	created, err := parseTime(it.CreatedAt)
+	created, err := dynamo.ParseTime(it.CreatedAt)
 	if err != nil {
 		return tasks.IdempotencyRecord{}, fmt.Errorf("stored idempotency record: createdAt: %w", err)
 	}
@@ -418,7 +384,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, tenantID, key, requestHash
 // claim: a request that failed leaves the key free for its retry.
 func (s *Store) ReleaseIdempotency(ctx context.Context, tenantID, key, claimID string) error {
 	_, err := s.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: aws.String(s.table), Key: keyOf(idemPK(tenantID, key), "IDEM"),
+		TableName: aws.String(s.table), Key: dynamo.Key(idemPK(tenantID, key), "IDEM"),
 		ConditionExpression: aws.String("pending = :true AND claimId = :claim"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":true": &types.AttributeValueMemberBOOL{Value: true}, ":claim": &types.AttributeValueMemberS{Value: claimID},
@@ -460,7 +426,7 @@ func (s *Store) ReleaseTask(ctx context.Context, tenantID, taskID, leaseID strin
 }
 
 func (s *Store) lease(tenantID, taskID, leaseID string, until time.Time) dynamo.Lease {
-	return dynamo.Lease{Table: s.table, Key: keyOf(TaskPK(tenantID, taskID), HeaderSK), ID: leaseID, Until: until}
+	return dynamo.Lease{Table: s.table, Key: dynamo.Key(TaskPK(tenantID, taskID), HeaderSK), ID: leaseID, Until: until}
 }
 
 // IdempotencyItem is the write that records a response under its key, in the step's transaction,
@@ -509,7 +475,7 @@ type debugItem struct {
 
 // DebugItem is the write of a debug entry (kept for the debug retention).
 func (s *Store) DebugItem(tenantID string, e tasks.DebugEntry) (dynamo.Item, error) {
-	ts := e.CreatedAt.UTC().Format(sortableTime)
+	ts := dynamo.Sortable(e.CreatedAt)
 	it := debugItem{
 		PK: TaskPK(tenantID, e.TaskID), SK: "DEBUG#" + ts + "#" + e.ID,
 		GSI1PK: debugPartition(tenantID), GSI1SK: ts + "#" + e.ID,
@@ -553,7 +519,7 @@ func (s *Store) ListDebug(ctx context.Context, tenantID string, f tasks.DebugFil
 		in.ExpressionAttributeValues[":debug"] = &types.AttributeValueMemberS{Value: "DEBUG#"}
 		if !f.Since.IsZero() {
 			in.KeyConditionExpression = aws.String("PK = :pk AND SK BETWEEN :from AND :to")
-			in.ExpressionAttributeValues[":from"] = &types.AttributeValueMemberS{Value: "DEBUG#" + f.Since.UTC().Format(sortableTime)}
+			in.ExpressionAttributeValues[":from"] = &types.AttributeValueMemberS{Value: "DEBUG#" + dynamo.Sortable(f.Since)}
 			in.ExpressionAttributeValues[":to"] = &types.AttributeValueMemberS{Value: "DEBUG$"}
 			delete(in.ExpressionAttributeValues, ":debug")
 		}
@@ -563,7 +529,7 @@ func (s *Store) ListDebug(ctx context.Context, tenantID string, f tasks.DebugFil
 		in.ExpressionAttributeValues[":pk"] = &types.AttributeValueMemberS{Value: debugPartition(tenantID)}
 		if !f.Since.IsZero() {
 			in.KeyConditionExpression = aws.String("GSI1PK = :pk AND GSI1SK >= :since")
-			in.ExpressionAttributeValues[":since"] = &types.AttributeValueMemberS{Value: f.Since.UTC().Format(sortableTime)}
+			in.ExpressionAttributeValues[":since"] = &types.AttributeValueMemberS{Value: dynamo.Sortable(f.Since)}
 		}
 	}
 	if f.LogType != "" {
@@ -587,7 +553,7 @@ func (s *Store) ListDebug(ctx context.Context, tenantID string, f tasks.DebugFil
 			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
 				return nil, fmt.Errorf("decode debug entry: %w", err)
 			}
-			created, err := parseTime(it.CreatedAt)
+			created, err := dynamo.ParseTime(it.CreatedAt)
 			if err != nil {
 				return nil, fmt.Errorf("stored debug entry %s: createdAt: %w", it.ID, err)
 			}
@@ -606,7 +572,7 @@ func (s *Store) ListDebug(ctx context.Context, tenantID string, f tasks.DebugFil
 // step limit) and changes nothing for a task that is gone.
 func (s *Store) AlignSteps(ctx context.Context, tenantID, taskID string) error {
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName: aws.String(s.table), Key: keyOf(TaskPK(tenantID, taskID), HeaderSK), ConsistentRead: aws.Bool(true),
+		TableName: aws.String(s.table), Key: dynamo.Key(TaskPK(tenantID, taskID), HeaderSK), ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return fmt.Errorf("get task %s: %w", taskID, err)
@@ -633,7 +599,7 @@ func (s *Store) AlignSteps(ctx context.Context, tenantID, taskID string) error {
 		}
 		_, err := s.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                 aws.String(s.table),
-			Key:                       keyOf(it.PK, it.SK),
+			Key:                       dynamo.Key(it.PK, it.SK),
 			UpdateExpression:          aws.String("SET expiresAt = :exp"),
 			ConditionExpression:       aws.String("attribute_exists(PK)"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":exp": exp},

@@ -52,7 +52,7 @@ func (s *Store) listUserDebug(ctx context.Context, tenantID, userID string, f ta
 	keyCond := "GSI1PK = :pk"
 	if !f.Since.IsZero() {
 		keyCond += " AND GSI1SK >= :since"
-		values[":since"] = &types.AttributeValueMemberS{Value: f.Since.UTC().Format(sortableTime)}
+		values[":since"] = &types.AttributeValueMemberS{Value: dynamo.Sortable(f.Since)}
 	}
 	filters := []string{"expiresAt > :now"}
 	if f.LogType != "" {
@@ -93,7 +93,7 @@ func (s *Store) listUserDebug(ctx context.Context, tenantID, userID string, f ta
 			if !owned[it.TaskID] {
 				continue
 			}
-			created, err := parseTime(it.CreatedAt)
+			created, err := dynamo.ParseTime(it.CreatedAt)
 			if err != nil {
 				return nil, fmt.Errorf("stored debug entry %s: createdAt: %w", it.ID, err)
 			}
@@ -110,7 +110,7 @@ func (s *Store) listUserDebug(ctx context.Context, tenantID, userID string, f ta
 func (s *Store) markOwned(ctx context.Context, tenantID, userID string, taskIDs []string, owned map[string]bool) error {
 	keys := make([]map[string]types.AttributeValue, 0, len(taskIDs))
 	for _, id := range taskIDs {
-		keys = append(keys, keyOf(TaskPK(tenantID, id), HeaderSK))
+		keys = append(keys, dynamo.Key(TaskPK(tenantID, id), HeaderSK))
 	}
 	// An owner never changes, so eventually consistent reads do.
 	items, err := dynamo.BatchGet(ctx, s.client, s.table, keys, types.KeysAndAttributes{ProjectionExpression: aws.String("taskId, userId, expiresAt")})

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/tasks"
 )
 
@@ -34,7 +35,7 @@ func TestListUserDebug(t *testing.T) {
 	f.now = now
 	// A task deleted under its entries hides them too.
 	if _, err := f.db.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: aws.String(f.db.Tables["TasksTable"]), Key: keyOf(TaskPK("ten-a", "gone"), HeaderSK),
+		TableName: aws.String(f.db.Tables["TasksTable"]), Key: dynamo.Key(TaskPK("ten-a", "gone"), HeaderSK),
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -25,9 +25,9 @@ import (
 	"testing"
 
 	"github.com/screenagent/backend/infra/ddblocal"
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/infra/emulator"
 	"github.com/screenagent/backend/infra/openapi"
-	"github.com/screenagent/backend/shared/dynamotest"
 	"github.com/screenagent/backend/shared/sam"
 )
 

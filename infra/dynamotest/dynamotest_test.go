@@ -4,9 +4,11 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/shared/sam"
 )
@@ -86,5 +88,51 @@ func TestEnv(t *testing.T) {
 	// The configuration names are a contract between the template and the code (DESIGN.md).
 	if got, want := db.Env["TASKS_TABLE"], db.Tables["TasksTable"]; got == "" || got != want {
 		t.Errorf("Env[TASKS_TABLE] = %q, want %q", got, want)
+	}
+}
+
+func TestAttributeNames(t *testing.T) {
+	item := map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "p"},
+		"memory": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+			"recent": &types.AttributeValueMemberL{Value: []types.AttributeValue{
+				&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"index": &types.AttributeValueMemberN{Value: "1"}}},
+				&types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"thought": &types.AttributeValueMemberS{Value: "t"}}},
+			}},
+		}},
+	}
+	want := []string{"PK", "memory", "memory.recent", "memory.recent[]", "memory.recent[].index", "memory.recent[].thought"}
+	if got := AttributeNames(item); !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func TestUnset(t *testing.T) {
+	type inner struct {
+		A string
+		B *int
+	}
+	type outer struct {
+		Name  string
+		Items []inner
+		Ptr   *inner
+		At    time.Time
+		skip  int
+	}
+	n := 1
+	tests := []struct {
+		name string
+		v    outer
+		want []string
+	}{
+		{"every field", outer{Name: "x", Items: []inner{{A: "a", B: &n}}, Ptr: &inner{A: "a", B: &n}, At: time.Unix(1, 0)}, nil},
+		{"nothing", outer{}, []string{"outer.Name", "outer.Items", "outer.Ptr", "outer.At"}},
+		{"inside", outer{Name: "x", Items: []inner{{A: "a"}}, Ptr: &inner{B: &n}, At: time.Unix(1, 0)}, []string{"outer.Items[0].B"}},
+		{"a pointer to a zero value is set", outer{Name: "x", Items: []inner{{A: "a", B: new(int)}}, Ptr: &inner{}, At: time.Unix(1, 0)}, nil},
+	}
+	for _, tc := range tests {
+		if got := Unset(tc.v); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -1,28 +1,30 @@
-package page
+// Package tokens estimates how many o200k_base tokens a text costs, for every budget the
+// backend keeps (the page view, search summaries, prompt size) without a BPE vocabulary.
+package tokens
 
 import (
 	"unicode"
 	"unicode/utf8"
 )
 
-// EstimateTokens approximates the o200k_base token count of s without a BPE vocabulary.
+// Estimate approximates the o200k_base token count of s without a BPE vocabulary.
 //
 // It mimics o200k's pre-tokenizer (words with one absorbed leading character, numbers in
 // groups of three, punctuation runs, newline runs) and charges each piece its average
-// token count, measured per script on real pages (see estimate_test.go for the calibration
+// token count, measured per script on real pages (shared/agent/page/estimate_test.go holds the calibration
 // against the exact tokenizer). Costs are summed in thousandths and rounded once, so the
 // error of single words averages out over a page.
 //
 // Lines can be priced one by one: lines without leading or trailing whitespace, joined
-// with "\n", never estimate higher than the sum of their lineMilli, which is what lets the
+// with "\n", never estimate higher than the sum of their LineMilli, which is what lets a
 // budgeter pick lines without rebuilding the text.
-func EstimateTokens(s string) int {
-	return (estimateMilli(s) + 500) / 1000
+func Estimate(s string) int {
+	return (Milli(s) + 500) / 1000
 }
 
-// estimateMilli is EstimateTokens in thousandths of a token, before rounding: rounded
-// counts of lines do not add up to the count of their text, these do.
-func estimateMilli(s string) int {
+// Milli is Estimate in thousandths of a token, before rounding: rounded counts of lines do
+// not add up to the count of their text, these do.
+func Milli(s string) int {
 	var milli int
 	for i := 0; i < len(s); {
 		r, size := rune(s[i]), 1
@@ -52,10 +54,10 @@ func estimateMilli(s string) int {
 	return milli
 }
 
-// lineMilli is estimateMilli(line + "\n") without building that string: the line break is
+// LineMilli is Milli(line + "\n") without building that string: the line break is
 // a token of its own unless it follows punctuation, which takes it in.
-func lineMilli(line string) int {
-	m := estimateMilli(line)
+func LineMilli(line string) int {
+	m := Milli(line)
 	if r, _ := utf8.DecodeLastRuneInString(line); line == "" || classify(r) != clsPunct {
 		m += 1000
 	}
@@ -195,6 +197,17 @@ func classify(r rune) int {
 		return clsLetter
 	}
 	return clsPunct
+}
+
+// Unspaced reports whether r belongs to a script whose words are a few characters written
+// together (Han, Kana, Thai; Hangul compounds), where a run of letters is not one term: the
+// page view's query matching splits such runs differently.
+func Unspaced(r rune) bool {
+	switch classify(r) {
+	case clsHan, clsKana, clsThai, clsHangul:
+		return true
+	}
+	return false
 }
 
 // symbolCost prices a non-ASCII symbol: common ones (CJK punctuation, typographic quotes
