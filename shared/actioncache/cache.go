@@ -130,6 +130,9 @@ type Open struct {
 	// Disabled is a request's opt-out (cache: false): nothing is served, and the task is not
 	// learned.
 	Disabled bool
+	// Redact removes the task's typed secret values from a text of the page (nil: none), before
+	// the trail keeps anything of its words.
+	Redact func(string) string
 }
 
 // Outcomes of a step, for metrics.cache, debug entries and the log line.
@@ -368,7 +371,7 @@ func (t *Turn) Record(d Decided) []byte {
 	if d.Action.Kind == Completes {
 		t.answer = d.Action.Answer
 	}
-	s := trailStep{Step: t.describe(d), Served: d.Served, Seen: seenWords(t.in.Page)}
+	s := trailStep{Step: t.describe(d), Served: d.Served, Seen: seenWords(t.in.Page, t.in.Redact)}
 	for _, a := range append([]Act{d.Action}, d.Action.Rest...) {
 		if a.Typed != "" && a.Secret == "" && !(a.HasElement && t.in.Page.Secret(a.Element)) {
 			s.Typed = append(s.Typed, a.Typed)

@@ -23,10 +23,14 @@ const (
 	seenHashes = 3
 )
 
-// seenWords is the set of the page's words (title, text lines, element texts).
-func seenWords(pg *page.Page) []byte {
+// seenWords is the set of the page's words (title, text lines, element texts), but the value of
+// a secret field and any typed secret value (redact).
+func seenWords(pg *page.Page, redact func(string) string) []byte {
 	set := make([]byte, seenBits/8)
 	add := func(s string) {
+		if redact != nil {
+			s = redact(s)
+		}
 		for _, w := range words(s) {
 			for _, bit := range wordBits(w) {
 				set[bit/8] |= 1 << (bit % 8)
@@ -34,8 +38,13 @@ func seenWords(pg *page.Page) []byte {
 		}
 	}
 	add(pg.Title())
-	for _, l := range lines(pg) {
+	for _, l := range pg.Texts() {
 		add(l)
+	}
+	for _, e := range pg.Elements() {
+		if !pg.Secret(e.ID) {
+			add(e.Text)
+		}
 	}
 	return set
 }

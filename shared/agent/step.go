@@ -135,7 +135,7 @@ func (e *Engine) decideStep(ctx context.Context, in *interaction) error {
 	if in.decision, in.loginFailed = checkLogin(mem, loginView(in.req.URL, in.page)); in.loginFailed {
 		return nil
 	}
-	if in.decision, in.served = e.fromCache(ctx, in.cache, in.page, in.tried); in.served {
+	if in.decision, in.served = e.fromCache(ctx, in.cache, in.req, &in.task.Memory, in.page, in.tried); in.served {
 		return nil
 	}
 	d, err := e.decide(ctx, in.question())

@@ -110,7 +110,7 @@ func (s *Service) decideStep(ctx context.Context, in *runStep) error {
 	})
 	in.cache = s.openCache(ctx, in.req, run, in.result, in.page)
 	// A cached step goes through the same loop rules, gate and reflection as the model's.
-	if in.decision, in.served = s.fromCache(ctx, in.cache); in.served {
+	if in.decision, in.served = s.fromCache(ctx, in.cache, run.Batch, in.next.SecretNames, in.page); in.served {
 		return nil
 	}
 	d, err := s.decide(ctx, system, user, in.page, in.next.SecretNames, &in.next.Secrets, run.Batch)
