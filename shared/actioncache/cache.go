@@ -551,14 +551,16 @@ func (t *Turn) Finish(ctx context.Context, completed bool) error {
 		return nil
 	}
 	markFactReading(t.trail.Steps, t.answer, t.in.Task)
-	// A failed action that left the page as it was (a click something covered) changed nothing:
-	// the run's path is the same without it. Any other failure leaves the run unlearned.
+	// A single action that failed and left the page as it was (a click something covered)
+	// changed nothing: the run's path is the same without it. A batch that failed ran the
+	// actions before the failed one, which may have typed what the page key leaves out; it and
+	// any other failure leave the run unlearned.
 	var steps []Step
 	for _, s := range t.trail.Steps {
 		switch {
 		case !s.Failed:
 			steps = append(steps, s.Step)
-		case s.Next != s.Page:
+		case s.Next != s.Page || len(s.Rest) > 0:
 			return nil
 		}
 	}

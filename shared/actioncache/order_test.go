@@ -3,6 +3,7 @@ package actioncache_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -171,5 +172,18 @@ func TestSecretsAreCachedByNameOnly(t *testing.T) {
 				t.Errorf("the entry or the trail holds the typed secret value: %s", stored)
 			}
 		})
+	}
+}
+
+func TestARunWhoseBatchFailedTeachesNothing(t *testing.T) {
+	const bookTask = "Book a visit for Ada at 10:00"
+	c, store, _ := newCache(t)
+	// The batch typed the name, failed on the time, and the form's page keeps its key.
+	playTask(t, c, "ten-a", "t1", bookTask, []visit{
+		{booking, formDOM, `setValue(1, "Ada"); setValue(2, "10:00"); click(3)`, false},
+		{booking, formDOM, `finish("Booked.")`, true},
+	})
+	if e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey(bookTask)); !errors.Is(err, actioncache.ErrNotFound) {
+		t.Errorf("entry = %+v (%v), want none: the answer would be served in place of the batch", e.Steps, err)
 	}
 }
