@@ -189,6 +189,10 @@ type trailStep struct {
 	// what Finish needs to find the steps that read a fact a later step used.
 	Seen  []byte   `json:"seen,omitempty"`
 	Typed []string `json:"typed,omitempty"`
+	// Exact is ExactKey of its page ("" when the page is too large for one); Unchanged says the
+	// page after it had the same: a failed action that changed nothing at all.
+	Exact     string `json:"exact,omitempty"`
+	Unchanged bool   `json:"unchanged,omitempty"`
 }
 
 // Open starts a step: it records what the previous step brought and checks a replay's
@@ -208,6 +212,7 @@ func (c *Cache) Open(ctx context.Context, in Open) *Turn {
 	if n := len(t.trail.Steps); n > 0 {
 		last := &t.trail.Steps[n-1]
 		last.Next, last.NextShape, last.Failed = t.pageKey, ShapeKey(in.URL, in.Page), in.LastFailed
+		last.Unchanged = last.Exact != "" && last.Exact == ExactKey(in.URL, in.Page)
 		if last.Served && (in.LastFailed || last.Expect != "" && last.Expect != last.NextShape) {
 			t.dropReplayed(ctx, last.Failed)
 		}
@@ -371,7 +376,7 @@ func (t *Turn) Record(d Decided) []byte {
 	if d.Action.Kind == Completes {
 		t.answer = d.Action.Answer
 	}
-	s := trailStep{Step: t.describe(d), Served: d.Served, Seen: seenWords(t.in.Page, t.in.Redact)}
+	s := trailStep{Step: t.describe(d), Served: d.Served, Exact: ExactKey(t.in.URL, t.in.Page)}
 	for _, a := range append([]Act{d.Action}, d.Action.Rest...) {
 		if a.Typed != "" && a.Secret == "" && !(a.HasElement && t.in.Page.Secret(a.Element)) {
 			s.Typed = append(s.Typed, a.Typed)
@@ -383,6 +388,7 @@ func (t *Turn) Record(d Decided) []byte {
 		t.trail.Cursor, t.trail.Lost = t.aligned+1, false
 	} else {
 		s.Served = false
+		s.Seen = seenWords(t.in.Page, t.in.Task, t.in.Redact)
 		t.follow(s.Step)
 	}
 	t.trail.Steps = append(t.trail.Steps, s)
@@ -551,16 +557,17 @@ func (t *Turn) Finish(ctx context.Context, completed bool) error {
 		return nil
 	}
 	markFactReading(t.trail.Steps, t.answer, t.in.Task)
-	// A single action that failed and left the page as it was (a click something covered)
-	// changed nothing: the run's path is the same without it. A batch that failed ran the
-	// actions before the failed one, which may have typed what the page key leaves out; it and
-	// any other failure leave the run unlearned.
+	// A single action that failed and left the page exactly as it was, counters and typed values
+	// too (a click something covered), changed nothing: the run's path is the same without it.
+	// A batch that failed ran the actions before the failed one; it and any other failure leave
+	// the run unlearned, since leaving out a step that did change something would serve the
+	// steps after it too early.
 	var steps []Step
 	for _, s := range t.trail.Steps {
 		switch {
 		case !s.Failed:
 			steps = append(steps, s.Step)
-		case s.Next != s.Page || len(s.Rest) > 0:
+		case !s.Unchanged || len(s.Rest) > 0:
 			return nil
 		}
 	}
