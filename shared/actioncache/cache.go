@@ -95,9 +95,12 @@ type Cache struct {
 	Now func() time.Time
 }
 
-// EntryKey identifies a task of a tenant: a hash of its normalised text.
-func EntryKey(task string) string {
-	sum := sha256.Sum256([]byte(TaskKey(task)))
+// EntryKey identifies a task of a tenant in one engine (Open.Engine): a hash of the engine and
+// the task's normalised text. The interact and run APIs see a page differently (a DOM, a
+// snapshot) and act in their own grammars, so one's entry is no use to the other: they learn
+// the same task separately.
+func EntryKey(engine, task string) string {
+	sum := sha256.Sum256([]byte(engine + "\x00" + TaskKey(task)))
 	return hex.EncodeToString(sum[:16])
 }
 
@@ -117,6 +120,8 @@ func (c *Cache) ttl() time.Duration {
 
 // Open is what a step tells the cache when it starts.
 type Open struct {
+	// Engine names the engine that serves the step ("interact", "run"): entries are its own.
+	Engine   string
 	TenantID string
 	TaskID   string
 	Task     string
@@ -230,7 +235,7 @@ func (t *Turn) dropReplayed(ctx context.Context, failed bool) {
 	}
 	t.trail.Off = why
 	t.outcome = Outcome{Status: Miss, Reason: why, Dropped: true}
-	if err := t.c.Store.DeleteEntry(ctx, t.in.TenantID, EntryKey(t.in.Task), t.trail.Revision); err != nil && !errors.Is(err, ErrNotFound) {
+	if err := t.c.Store.DeleteEntry(ctx, t.in.TenantID, EntryKey(t.in.Engine, t.in.Task), t.trail.Revision); err != nil && !errors.Is(err, ErrNotFound) {
 		t.outcome.Reason += fmt.Sprintf(" (dropping the entry failed: %v)", err)
 	}
 }
@@ -271,7 +276,7 @@ func (t *Turn) lookup(ctx context.Context) (Act, string) {
 	if t.trail.Off != "" {
 		return Act{}, t.trail.Off
 	}
-	e, err := t.c.Store.GetEntry(ctx, t.in.TenantID, EntryKey(t.in.Task))
+	e, err := t.c.Store.GetEntry(ctx, t.in.TenantID, EntryKey(t.in.Engine, t.in.Task))
 	switch {
 	case errors.Is(err, ErrNotFound):
 		if len(t.trail.Steps) == 0 {
@@ -575,7 +580,7 @@ func (t *Turn) Finish(ctx context.Context, completed bool) error {
 		return nil
 	}
 	now := t.c.now()
-	key := EntryKey(t.in.Task)
+	key := EntryKey(t.in.Engine, t.in.Task)
 	e := Entry{
 		TenantID: t.in.TenantID, Key: key, Task: TaskKey(t.in.Task), Steps: steps, Runs: 1,
 		LearnedFrom: t.in.TaskID, UpdatedAt: now, ExpiresAt: now.Add(t.c.ttl()),

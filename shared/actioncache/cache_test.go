@@ -173,7 +173,7 @@ func TestEntriesServeTheirTenantUntilTheyExpire(t *testing.T) {
 	if got := statuses(play(t, c, "ten-a", "t3", settingsRun)); !equal(got, allHit) {
 		t.Errorf("second run = %v, want %v", got, allHit)
 	}
-	e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey(task))
+	e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey("", task))
 	if err != nil || e.Runs != 2 {
 		t.Errorf("entry after two agreeing runs: runs %d (%v), want 2", e.Runs, err)
 	}
@@ -206,7 +206,7 @@ func TestFailedReplaysAndFailedRunsAreNotKept(t *testing.T) {
 			if !got[1].Dropped {
 				t.Errorf("outcome after the failed replay = %+v, want the entry dropped", got[1])
 			}
-			if _, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey(task)); !errors.Is(err, actioncache.ErrNotFound) {
+			if _, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey("", task)); !errors.Is(err, actioncache.ErrNotFound) {
 				t.Errorf("entry after the failed replay: %v, want ErrNotFound", err)
 			}
 		})
@@ -223,7 +223,7 @@ func TestFailedReplaysAndFailedRunsAreNotKept(t *testing.T) {
 		c, store, _ := newCache(t)
 		covered := []visit{{home, homeDOM, "click(1)", false}, {home, homeDOM, "click(1)", true}, {settings, setDOM, "click(3)", false}, {settings, doneDOM, "finish()", false}}
 		play(t, c, "ten-a", "t1", covered)
-		e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey(task))
+		e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey("", task))
 		if err != nil || len(e.Steps) != 3 {
 			t.Fatalf("entry = %d steps (%v), want the 3 that worked", len(e.Steps), err)
 		}

@@ -163,7 +163,7 @@ func TestSecretsAreCachedByNameOnly(t *testing.T) {
 			if got[0].Status != tc.want || tc.want == "hit" && acts[0] != tc.batch {
 				t.Errorf("repeat's first step = %+v doing %q, want %s", got[0], acts[0], tc.want)
 			}
-			e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey(task))
+			e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey("", task))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +183,7 @@ func TestARunWhoseBatchFailedTeachesNothing(t *testing.T) {
 		{booking, formDOM, `setValue(1, "Ada"); setValue(2, "10:00"); click(3)`, false},
 		{booking, formDOM, `finish("Booked.")`, true},
 	})
-	if e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey(bookTask)); !errors.Is(err, actioncache.ErrNotFound) {
+	if e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey("", bookTask)); !errors.Is(err, actioncache.ErrNotFound) {
 		t.Errorf("entry = %+v (%v), want none: the answer would be served in place of the batch", e.Steps, err)
 	}
 }

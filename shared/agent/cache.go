@@ -15,6 +15,9 @@ type ActionCache interface {
 	Open(ctx context.Context, in actioncache.Open) *actioncache.Turn
 }
 
+// cacheEngine names the interact engine's entries (actioncache.EntryKey).
+const cacheEngine = "interact"
+
 // cacheThought is the thought of a step served from the cache: the earlier run's thought may
 // state facts of its page, so none is replayed.
 const cacheThought = "This step repeats a verified step of an earlier run of the same task on the same page (action cache)."
@@ -27,7 +30,7 @@ func (e *Engine) openCache(ctx context.Context, req Request, st state, pg *page.
 		failed = true
 	}
 	in := actioncache.Open{
-		TenantID: req.Identity.TenantID, TaskID: st.task.ID, Task: st.task.Query, Trail: mem.Cache,
+		Engine: cacheEngine, TenantID: req.Identity.TenantID, TaskID: st.task.ID, Task: st.task.Query, Trail: mem.Cache,
 		URL: req.URL, Page: pg, LastFailed: failed, Disabled: req.NoCache, Redact: mem.Secrets.Redact,
 	}
 	if e.Cache == nil {

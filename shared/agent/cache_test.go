@@ -182,7 +182,7 @@ func TestFailedReplayDropsTheEntryAndHandsTheStepToTheModel(t *testing.T) {
 	if got[2].Metrics.Cache != actioncache.Miss || got[2].Action != "click(1)" {
 		t.Errorf("step after the failed replay = %q %q, want a miss answered by the model", got[2].Metrics.Cache, got[2].Action)
 	}
-	if _, err := store.GetEntry(context.Background(), alice.TenantID, actioncache.EntryKey(bookTask)); err != actioncache.ErrNotFound {
+	if _, err := store.GetEntry(context.Background(), alice.TenantID, actioncache.EntryKey(cacheEngine, bookTask)); err != actioncache.ErrNotFound {
 		t.Errorf("entry after the failed replay: err = %v, want ErrNotFound (dropped)", err)
 	}
 }
@@ -206,7 +206,7 @@ func TestSecretValuesAreNeverCached(t *testing.T) {
 		}
 		taskID = f.step(t, req).TaskID
 	}
-	e, err := store.GetEntry(context.Background(), alice.TenantID, actioncache.EntryKey(task))
+	e, err := store.GetEntry(context.Background(), alice.TenantID, actioncache.EntryKey(cacheEngine, task))
 	if err != nil {
 		t.Fatalf("entry: %v", err)
 	}

@@ -35,7 +35,7 @@ type cacheTurn struct {
 func (s *Service) openCache(ctx context.Context, req StepRequest, run Run, result *Result, snap *Snapshot) *cacheTurn {
 	view, ids := cacheView(snap)
 	in := actioncache.Open{
-		TenantID: run.TenantID, TaskID: run.ID, Task: run.Task, Trail: run.CacheTrail, URL: snap.URL, Page: view,
+		Engine: "run", TenantID: run.TenantID, TaskID: run.ID, Task: run.Task, Trail: run.CacheTrail, URL: snap.URL, Page: view,
 		LastFailed: result != nil && !result.Success, Disabled: req.NoCache, Redact: run.Secrets.Redact,
 	}
 	c := &cacheTurn{view: view, ids: ids}
