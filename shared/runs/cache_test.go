@@ -118,7 +118,7 @@ func TestANamedSecretIsReplayedByNameInARun(t *testing.T) {
 	home := &runs.Snapshot{URL: "https://crm.example.com/home", Title: "CRM", VisibleText: "Welcome ada"}
 	f := newCachedFixture(t)
 	play := func(held []trust.NamedSecret) []runs.StepResponse {
-		start, err := f.svc.Start(context.Background(), "ten-a", "u-1", task, runs.ModeAutonomous, "", "", held, nil)
+		start, err := f.svc.Start(context.Background(), runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: task, Mode: runs.ModeAutonomous, SecretNames: held})
 		if err != nil {
 			t.Fatal(err)
 		}
