@@ -80,8 +80,6 @@ func TestActionBatchesOverHTTP(t *testing.T) {
 		}
 	})
 
-	// The subtests repeat one task for one tenant: without "cache": false the action cache would
-	// replay the first run, and the batches would not reach the model.
 	c := runClient{t: t, base: stack.URL, token: ada}
 	start := func(caps []string) string {
 		status, b, raw := runCall(t, "POST", stack.URL+"/agent/run/start", ada, map[string]any{"task": "Buy a ticket", "mode": "careful", "capabilities": caps})
@@ -115,7 +113,7 @@ func TestActionBatchesOverHTTP(t *testing.T) {
 	t.Run("run API with the capability", func(t *testing.T) {
 		id := start([]string{"actionBatch"})
 		fake.Reply(`{"type":"tool_calls","tools":[{"name":"type","arguments":{"id":"agent-1","text":"Ada"}},{"name":"type","arguments":{"id":"agent-2","text":"ada@example.com"}},{"name":"click","arguments":{"id":"agent-4"}}]}`)
-		status, b, raw := runCall(t, "POST", stack.URL+"/agent/run/"+id+"/step", ada, map[string]any{"snapshot": page, "cache": false})
+		status, b, raw := runCall(t, "POST", stack.URL+"/agent/run/"+id+"/step", ada, map[string]any{"snapshot": page})
 		if got := toolsOf(raw); status != 200 || b.Tool == nil || b.Tool.Name != "type" || strings.Join(got, ",") != "type:agent-1,type:agent-2,click:agent-4" {
 			t.Fatalf("step = %d %s, want tool the first of tools type agent-1, type agent-2, click agent-4", status, raw)
 		}
@@ -133,7 +131,7 @@ func TestActionBatchesOverHTTP(t *testing.T) {
 	t.Run("run API gate asks before a held call of a batch", func(t *testing.T) {
 		id := start([]string{"actionBatch"})
 		fake.Reply(`{"type":"tool_calls","tools":[{"name":"type","arguments":{"id":"agent-1","text":"Ada"}},{"name":"type","arguments":{"id":"agent-2","text":"ada@example.com"}},{"name":"click","arguments":{"id":"agent-3"}}]}`)
-		status, b, raw := runCall(t, "POST", stack.URL+"/agent/run/"+id+"/step", ada, map[string]any{"snapshot": page, "cache": false})
+		status, b, raw := runCall(t, "POST", stack.URL+"/agent/run/"+id+"/step", ada, map[string]any{"snapshot": page})
 		if status != 200 || b.Action != "ask_user" || b.Question == "" || toolsOf(raw) != nil {
 			t.Fatalf("step = %d %s, want ask_user before the payment click and nothing to run", status, raw)
 		}
@@ -149,10 +147,49 @@ func TestActionBatchesOverHTTP(t *testing.T) {
 		}
 	})
 
+	t.Run("run API repeat replays the batch, then the answer, in order", func(t *testing.T) {
+		// The form's page is the same page before and after it is filled (typed values are not
+		// part of a page's key): the repeat must still run the batch before it answers.
+		const task = "Book a ticket for Ada"
+		done := snapshot("https://tickets.example/booked")
+		done["visibleText"] = "Booked for Ada."
+		play := func(renumber string) (tools []string, action string) {
+			status, b, raw := runCall(t, "POST", stack.URL+"/agent/run/start", ada, map[string]any{"task": task, "mode": "autonomous", "capabilities": []string{"actionBatch"}})
+			if status != 200 {
+				t.Fatalf("start = %d %s", status, raw)
+			}
+			id := b.RunID
+			form := snapshot("https://tickets.example/details")
+			form["elements"] = []map[string]any{
+				{"id": renumber + "1", "tag": "input", "placeholder": "Name"}, {"id": renumber + "2", "tag": "input", "placeholder": "Email"},
+				{"id": renumber + "4", "tag": "button", "text": "Continue"},
+			}
+			status, _, raw = runCall(t, "POST", stack.URL+"/agent/run/"+id+"/step", ada, map[string]any{"snapshot": form})
+			if status != 200 {
+				t.Fatalf("step 1 = %d %s", status, raw)
+			}
+			tools = toolsOf(raw)
+			results := []map[string]any{{"success": true}, {"success": true}, {"success": true}}
+			status, b, raw = runCall(t, "POST", stack.URL+"/agent/run/"+id+"/step", ada, map[string]any{"snapshot": done, "lastActionResults": results})
+			if status != 200 {
+				t.Fatalf("step 2 = %d %s", status, raw)
+			}
+			return tools, b.Action + ":" + b.Result
+		}
+		fake.Reply(`{"type":"tool_calls","tools":[{"name":"type","arguments":{"id":"agent-1","text":"Ada"}},{"name":"type","arguments":{"id":"agent-2","text":"ada@example.com"}},{"name":"click","arguments":{"id":"agent-4"}}]}`)
+		fake.Reply(`{"type":"final","answer":"Booked."}`)
+		play("agent-")
+		calls := fake.Calls()
+		tools, answer := play("agent-1")
+		if strings.Join(tools, ",") != "type:agent-11,type:agent-12,click:agent-14" || answer != "finish:Booked." || fake.Calls() != calls {
+			t.Errorf("repeat = %q then %q after %d more LLM calls, want the batch on the renumbered ids, then finish:Booked., from the cache", tools, answer, fake.Calls()-calls)
+		}
+	})
+
 	t.Run("run API without the capability", func(t *testing.T) {
 		id := start(nil)
 		fake.Reply(`{"type":"tool_calls","tools":[{"name":"type","arguments":{"id":"agent-1","text":"Ada"}},{"name":"click","arguments":{"id":"agent-4"}}]}`)
-		status, b, raw := runCall(t, "POST", stack.URL+"/agent/run/"+id+"/step", ada, map[string]any{"snapshot": page, "cache": false})
+		status, b, raw := runCall(t, "POST", stack.URL+"/agent/run/"+id+"/step", ada, map[string]any{"snapshot": page})
 		if status != 200 || b.Tool == nil || b.Tool.Name != "type" || toolsOf(raw) != nil {
 			t.Errorf("step = %d %s, want the first call alone", status, raw)
 		}

@@ -93,12 +93,13 @@ func BenchmarkReport(b *testing.B) {
 	r.InitPackages = packageInits(b, root, slowest(r))
 
 	env := newStepEnv(b, db)
+	// The cheap rows first: a slow machine that hits the timeout in the page rows still has them.
+	r.Cached, r.CachedUnits = env.cachedFigures(b)
 	for _, n := range pageSizes {
 		r.Pages = append(r.Pages, env.interactFigures(b, n))
 	}
 	r.Units = env.taskUnits(b)
 	r.Run, r.RunUnits = env.runFigures(b)
-	r.Cached, r.CachedUnits = env.cachedFigures(b)
 	r.Eval = readEval(b, root)
 	r.Duration = time.Since(start)
 
@@ -111,6 +112,17 @@ func BenchmarkReport(b *testing.B) {
 	if big := r.largest(); big.Samples > 0 {
 		b.ReportMetric(float64(big.P50.Microseconds())/1000, "ms-p50-500K")
 	}
+}
+
+// BenchmarkCachedStep measures the action cache's row alone (go test -bench=CachedStep
+// -benchtime=1x ./infra/bench): a step served from the cache, its server work and request units.
+func BenchmarkCachedStep(b *testing.B) {
+	env := newStepEnv(b, dynamotest.New(b))
+	t, u := env.cachedFigures(b)
+	b.ReportMetric(float64(t.P50.Microseconds())/1000, "ms-p50")
+	b.ReportMetric(float64(t.P99.Microseconds())/1000, "ms-p99")
+	b.ReportMetric(u.Read, "RRU")
+	b.ReportMetric(u.Write, "WRU")
 }
 
 func machine() string {
@@ -526,13 +538,14 @@ func (e *stepEnv) interactAs(b *testing.B, query, taskID, dom string) (time.Dura
 // cachedRepeats is how often the bench repeats the cached task.
 const cachedRepeats = 5
 
-// cachedFigures completes a three-step task on a 50K page once with the model, then repeats it:
+// cachedFigures completes a three-step task on a 50K page once with the model, then repeats it
+// (its targets are unique on the page: a row's "Add to cart" button has look-alikes, and a
+// click on it is never served):
 // every repeated step is served from the action cache. It returns their work and the units of a
 // continuing cached step.
 func (e *stepEnv) cachedFigures(b *testing.B) (Timing, StepUnits) {
-	const query = "Open the second bottle, then add it to the cart"
-	dom := benchPage(50_000, 1)
-	replies := []string{"<Thought>Open it.</Thought>\n<Action>click(8)</Action>", "<Thought>Add it.</Thought>\n<Action>click(9)</Action>", "<Thought>Done.</Thought>\n<Action>finish()</Action>"}
+	const query = "Open the second bottle, then the cart"
+	replies := []string{"<Thought>Open it.</Thought>\n<Action>click(8)</Action>", "<Thought>Open the cart.</Thought>\n<Action>click(3)</Action>", "<Thought>Done.</Thought>\n<Action>finish()</Action>"}
 	var works []time.Duration
 	var units StepUnits
 	for run := 0; run <= cachedRepeats; run++ {
@@ -541,7 +554,9 @@ func (e *stepEnv) cachedFigures(b *testing.B) (Timing, StepUnits) {
 			if run == 0 {
 				e.fakeLLM.Reply(reply)
 			}
-			work, resp, _ := e.interactAs(b, query, taskID, dom)
+			// Each action changes the page (its counters): an action that changed nothing at all
+			// failed, and is not what a task repeats.
+			work, resp, _ := e.interactAs(b, query, taskID, benchPage(50_000, i+1))
 			taskID = resp.TaskID
 			calls := e.capacity.Take()
 			if run == 0 {

@@ -13,9 +13,15 @@ type Act struct {
 	HasElement bool
 	// Typed is the text it types ("" for none): a value the task read earlier must not be replayed.
 	Typed string
+	// Secret is the name of the secret it types (a named secret, whose value only the client
+	// holds): the name may be replayed, a typed value in a secret field never is.
+	Secret string
 	// Answer is the result of an action that completes the task (Kind Completes).
 	Answer string
 	Kind   Kind
+	// Rest are the actions that follow this one in a batch, all decided on the same page, in
+	// order; nil for a single action.
+	Rest []Act
 }
 
 // Kind is what an action does to its task.

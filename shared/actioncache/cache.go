@@ -52,23 +52,32 @@ type Entry struct {
 	ExpiresAt   time.Time
 }
 
-// Step is one step of an entry.
+// Step is one step of an entry: the action, or batch of actions, decided on one page.
 type Step struct {
 	// Page is the PageKey of the page the step was decided on.
 	Page string `json:"page"`
-	// Action is the action as decided on that page (Act.Form, the engine's own form); empty when
-	// the step cannot be replayed (Skip says why).
-	Action string  `json:"action,omitempty"`
-	Name   string  `json:"name,omitempty"`
-	Kind   Kind    `json:"kind,omitempty"`
-	Target *Target `json:"target,omitempty"`
+	// Part is the step's action; Rest the actions that followed it in its batch.
+	Part
+	Rest   []Part  `json:"rest,omitempty"`
 	Answer *Answer `json:"answer,omitempty"`
 	// Next is the PageKey of the page that came after the action; NextShape its ShapeKey, which
 	// the page after a replay must have.
 	Next      string `json:"next,omitempty"`
 	NextShape string `json:"nextShape,omitempty"`
-	Skip      string `json:"skip,omitempty"`
+	// Skip says why the step is a hole: the model must take it (Action is empty in every part).
+	Skip string `json:"skip,omitempty"`
 }
+
+// Part is one action of a step.
+type Part struct {
+	// Action is the action as decided (Act.Form, the engine's own form); empty in a hole.
+	Action string  `json:"action,omitempty"`
+	Name   string  `json:"name,omitempty"`
+	Kind   Kind    `json:"kind,omitempty"`
+	Target *Target `json:"target,omitempty"`
+}
+
+func (s Step) parts() []Part { return append([]Part{s.Part}, s.Rest...) }
 
 // Store keeps entries (cachedb.Store).
 type Store interface {
@@ -86,9 +95,12 @@ type Cache struct {
 	Now func() time.Time
 }
 
-// EntryKey identifies a task of a tenant: a hash of its normalised text.
-func EntryKey(task string) string {
-	sum := sha256.Sum256([]byte(TaskKey(task)))
+// EntryKey identifies a task of a tenant in one engine (Open.Engine): a hash of the engine and
+// the task's normalised text. The interact and run APIs see a page differently (a DOM, a
+// snapshot) and act in their own grammars, so one's entry is no use to the other: they learn
+// the same task separately.
+func EntryKey(engine, task string) string {
+	sum := sha256.Sum256([]byte(engine + "\x00" + TaskKey(task)))
 	return hex.EncodeToString(sum[:16])
 }
 
@@ -108,6 +120,8 @@ func (c *Cache) ttl() time.Duration {
 
 // Open is what a step tells the cache when it starts.
 type Open struct {
+	// Engine names the engine that serves the step ("interact", "run"): entries are its own.
+	Engine   string
 	TenantID string
 	TaskID   string
 	Task     string
@@ -121,6 +135,9 @@ type Open struct {
 	// Disabled is a request's opt-out (cache: false): nothing is served, and the task is not
 	// learned.
 	Disabled bool
+	// Redact removes the task's typed secret values from a text of the page (nil: none), before
+	// the trail keeps anything of its words.
+	Redact func(string) string
 }
 
 // Outcomes of a step, for metrics.cache, debug entries and the log line.
@@ -148,6 +165,8 @@ type Turn struct {
 	aligned int
 	entry   *Entry
 	outcome Outcome
+	// answer is the result of the step that completed the task ("" for none).
+	answer string
 }
 
 // trail is what the task's item keeps of the task's steps for the cache.
@@ -158,7 +177,8 @@ type trail struct {
 	Cursor   int    `json:"cursor,omitempty"`
 	// Off says why the task is no longer served ("" while it may be).
 	Off string `json:"off,omitempty"`
-	// Lost says the task left the entry's path: the cursor no longer says where it is.
+	// Lost says the task left the entry's path: nothing is served until the model takes the
+	// step at the cursor itself (follow).
 	Lost bool `json:"lost,omitempty"`
 	// NoLearn says the task is never learned: a request opted out, or it ran too long.
 	NoLearn bool `json:"noLearn,omitempty"`
@@ -170,6 +190,14 @@ type trailStep struct {
 	// Expect is the shape of page a replayed step must bring (the entry's NextShape).
 	Expect string `json:"expect,omitempty"`
 	Failed bool   `json:"failed,omitempty"`
+	// Seen is the words its page showed (seenWords) and Typed the values it typed but secrets:
+	// what Finish needs to find the steps that read a fact a later step used.
+	Seen  []byte   `json:"seen,omitempty"`
+	Typed []string `json:"typed,omitempty"`
+	// Exact is ExactKey of its page ("" when the page is too large for one); Unchanged says the
+	// page after it had the same: a failed action that changed nothing at all.
+	Exact     string `json:"exact,omitempty"`
+	Unchanged bool   `json:"unchanged,omitempty"`
 }
 
 // Open starts a step: it records what the previous step brought and checks a replay's
@@ -189,6 +217,7 @@ func (c *Cache) Open(ctx context.Context, in Open) *Turn {
 	if n := len(t.trail.Steps); n > 0 {
 		last := &t.trail.Steps[n-1]
 		last.Next, last.NextShape, last.Failed = t.pageKey, ShapeKey(in.URL, in.Page), in.LastFailed
+		last.Unchanged = last.Exact != "" && last.Exact == ExactKey(in.URL, in.Page)
 		if last.Served && (in.LastFailed || last.Expect != "" && last.Expect != last.NextShape) {
 			t.dropReplayed(ctx, last.Failed)
 		}
@@ -206,7 +235,7 @@ func (t *Turn) dropReplayed(ctx context.Context, failed bool) {
 	}
 	t.trail.Off = why
 	t.outcome = Outcome{Status: Miss, Reason: why, Dropped: true}
-	if err := t.c.Store.DeleteEntry(ctx, t.in.TenantID, EntryKey(t.in.Task), t.trail.Revision); err != nil && !errors.Is(err, ErrNotFound) {
+	if err := t.c.Store.DeleteEntry(ctx, t.in.TenantID, EntryKey(t.in.Engine, t.in.Task), t.trail.Revision); err != nil && !errors.Is(err, ErrNotFound) {
 		t.outcome.Reason += fmt.Sprintf(" (dropping the entry failed: %v)", err)
 	}
 }
@@ -247,7 +276,7 @@ func (t *Turn) lookup(ctx context.Context) (Act, string) {
 	if t.trail.Off != "" {
 		return Act{}, t.trail.Off
 	}
-	e, err := t.c.Store.GetEntry(ctx, t.in.TenantID, EntryKey(t.in.Task))
+	e, err := t.c.Store.GetEntry(ctx, t.in.TenantID, EntryKey(t.in.Engine, t.in.Task))
 	switch {
 	case errors.Is(err, ErrNotFound):
 		if len(t.trail.Steps) == 0 {
@@ -268,9 +297,12 @@ func (t *Turn) lookup(ctx context.Context) (Act, string) {
 	t.entry = &e
 	i, ok := t.align()
 	if !ok {
-		return Act{}, "the page differs from the one the verified run saw at this step"
+		return Act{}, "the page differs from the one the verified run saw at the task's next step"
 	}
 	t.aligned = i
+	if t.trail.Lost {
+		return Act{}, "the task left the verified run's path: it is served again once the model takes the run's next step"
+	}
 	s := e.Steps[i]
 	if s.Skip != "" {
 		return Act{}, "the verified run left this step to the model: " + s.Skip
@@ -279,20 +311,11 @@ func (t *Turn) lookup(ctx context.Context) (Act, string) {
 }
 
 // align finds the entry step for the current page: the step at the cursor, past waits the
-// verified run needed and this run does not (a page that was still loading then). A task that
-// left the entry's path finds its way back only on a page that exactly one step further on was
-// decided on: several (a form filled field by field) is no place to guess.
+// verified run needed and this run does not (a page that was still loading then). Nothing
+// further on is ever a candidate: a step is served only when every step before it in the entry
+// was replayed or taken by the model (follow), so a task never skips what the run did.
 func (t *Turn) align() (int, bool) {
 	steps := t.entry.Steps
-	if t.trail.Lost {
-		found, n := 0, 0
-		for i := t.trail.Cursor; i < len(steps); i++ {
-			if steps[i].Page == t.pageKey {
-				found, n = i, n+1
-			}
-		}
-		return found, n == 1
-	}
 	for i := t.trail.Cursor; i < len(steps); i++ {
 		if steps[i].Page == t.pageKey {
 			return i, true
@@ -304,15 +327,24 @@ func (t *Turn) align() (int, bool) {
 	return 0, false
 }
 
-// replay makes the entry step's action for the current page.
+// replay makes the entry step's action, or batch, for the current page: every target must
+// match exactly one element of it.
 func replay(s Step, pg *page.Page) (Act, string) {
-	a := Act{Name: s.Name, Form: s.Action, Kind: s.Kind}
-	if s.Target != nil {
-		id, fits := resolve(pg, *s.Target)
-		if fits != 1 {
-			return Act{}, fmt.Sprintf("the target matches %d elements of the page, not exactly one", fits)
+	var acts []Act
+	for _, p := range s.parts() {
+		a := Act{Name: p.Name, Form: p.Action, Kind: p.Kind}
+		if p.Target != nil {
+			id, fits := resolve(pg, *p.Target)
+			if fits != 1 {
+				return Act{}, fmt.Sprintf("the target matches %d elements of the page, not exactly one", fits)
+			}
+			a.Element, a.HasElement = id, true
 		}
-		a.Element, a.HasElement = id, true
+		acts = append(acts, a)
+	}
+	a := acts[0]
+	if len(acts) > 1 {
+		a.Rest = acts[1:]
 	}
 	if s.Answer != nil {
 		text, ok := s.Answer.Rederive(pg)
@@ -326,6 +358,7 @@ func replay(s Step, pg *page.Page) (Act, string) {
 
 // Decided is the step the engine answers with, after its policies.
 type Decided struct {
+	// Action is the step's action, with the rest of its batch in Action.Rest.
 	Action Act
 	// Served says it came from Lookup unchanged.
 	Served bool
@@ -345,12 +378,23 @@ func (t *Turn) Record(d Decided) []byte {
 		t.trail.NoLearn = true
 		d.Skip = "the request opted out"
 	}
-	s := trailStep{Step: t.describe(d), Served: d.Served}
-	if d.Served && t.aligned >= 0 {
+	if d.Action.Kind == Completes {
+		t.answer = d.Action.Answer
+	}
+	s := trailStep{Step: t.describe(d), Served: d.Served, Exact: ExactKey(t.in.URL, t.in.Page)}
+	for _, a := range append([]Act{d.Action}, d.Action.Rest...) {
+		if a.Typed != "" && a.Secret == "" && !(a.HasElement && t.in.Page.Secret(a.Element)) {
+			s.Typed = append(s.Typed, a.Typed)
+		}
+	}
+	// A policy that cut or changed the offered batch makes the step the model's own.
+	if d.Served && t.aligned >= 0 && len(d.Action.Rest) == len(t.entry.Steps[t.aligned].Rest) {
 		s.Expect = t.entry.Steps[t.aligned].NextShape
 		t.trail.Cursor, t.trail.Lost = t.aligned+1, false
 	} else {
-		t.follow(s.Step, d.Action)
+		s.Served = false
+		s.Seen = seenWords(t.in.Page, t.in.Task, t.in.Redact)
+		t.follow(s.Step)
 	}
 	t.trail.Steps = append(t.trail.Steps, s)
 	if len(t.trail.Steps) > MaxSteps {
@@ -364,61 +408,123 @@ func (t *Turn) Record(d Decided) []byte {
 	return b
 }
 
-// follow keeps the task aligned with its entry while the model decides: a step the model takes
-// as the run did, or a wait, keeps it; any other step loses the path (align finds it again).
-func (t *Turn) follow(s Step, a Act) {
+// follow keeps the cursor on the entry while the model decides. The model's step moves it past
+// the entry step at the cursor (or past the waits before it) only when it is that step: the
+// same actions on the same targets, and for a hole of the entry (a step the run left to the
+// model) the same kinds of action on the same targets, whatever they typed. A wait changes
+// nothing; any other step leaves the path, and nothing is served until the model takes the
+// step at the cursor: no later step of the entry is ever served over one that was not taken.
+func (t *Turn) follow(s Step) {
 	if t.entry == nil || t.trail.Off != "" {
 		return
 	}
-	if t.aligned >= 0 {
-		cached := t.entry.Steps[t.aligned]
-		if cached.Skip != "" || sameStep(cached, s) {
-			t.trail.Cursor, t.trail.Lost = t.aligned+1, false
+	steps := t.entry.Steps
+	for i := t.trail.Cursor; i < len(steps); i++ {
+		if takes(steps[i], s) {
+			t.trail.Cursor, t.trail.Lost = i+1, false
 			return
 		}
+		if steps[i].Name != "wait" {
+			break
+		}
 	}
-	if a.Name != "wait" {
+	if s.Name != "wait" || len(s.Rest) > 0 {
 		t.trail.Lost = true
 	}
 }
 
-// describe is the step as an entry would keep it.
+// takes reports whether the step taken is the entry's step: for a hole, its actions' names and
+// targets; for any other step, its actions exactly.
+func takes(entry, taken Step) bool {
+	ep, tp := entry.parts(), taken.parts()
+	if len(ep) != len(tp) {
+		return false
+	}
+	for i := range ep {
+		if ep[i].Name != tp[i].Name || !sameTarget(ep[i].Target, tp[i].Target) || entry.Skip == "" && ep[i].Action != tp[i].Action {
+			return false
+		}
+	}
+	return true
+}
+
+func sameTarget(a, b *Target) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// describe is the step as an entry would keep it. A hole keeps its actions' names and targets
+// (to know when the model takes it) and never their forms, which may hold what it typed.
 func (t *Turn) describe(d Decided) Step {
-	a := d.Action
-	s := Step{Page: t.pageKey, Name: a.Name, Kind: a.Kind, Skip: d.Skip}
-	if s.Skip == "" {
-		s.Skip = unsafeToReplay(d, t.in.Page)
-	}
-	if s.Skip != "" {
-		return s
-	}
-	if a.HasElement {
-		target, found := targetOf(t.in.Page, a.Element)
-		if !found {
-			s.Skip = "its element is not on the page"
-			return s
+	s := Step{Page: t.pageKey, Skip: d.Skip}
+	acts := append([]Act{d.Action}, d.Action.Rest...)
+	for i, a := range acts {
+		p, why := describePart(a, d.Variables, t.in.Page)
+		if i == 0 {
+			s.Part = p
+		} else {
+			s.Rest = append(s.Rest, p)
+			if a.Kind != Continues && why == "" {
+				why = "its batch does more than act on the page"
+			}
 		}
-		if _, fits := resolve(t.in.Page, target); fits != 1 {
-			s.Skip = "its element has look-alikes on the page"
-			return s
+		if s.Skip == "" {
+			s.Skip = why
 		}
-		s.Target = &target
 	}
-	if a.Kind == Completes && a.Answer != "" {
+	if a := d.Action; s.Skip == "" && a.Kind == Completes && a.Answer != "" {
 		ans, ok := learnAnswer(a.Answer, t.in.Task, t.in.Page)
 		if !ok {
 			s.Skip = "its answer could not be traced to the page"
-			return s
+		} else {
+			s.Answer = &ans
 		}
-		s.Answer = &ans
 	}
-	s.Action = a.Form
+	if s.Skip != "" {
+		s.makeHole(s.Skip)
+	}
 	return s
 }
 
+// makeHole leaves the step to the model.
+func (s *Step) makeHole(why string) {
+	s.Skip, s.Answer, s.Action = why, nil, ""
+	for i := range s.Rest {
+		s.Rest[i].Action = ""
+	}
+}
+
+// describePart is one action as an entry keeps it, with why it must not be replayed ("" when
+// it may be).
+func describePart(a Act, vars map[string]string, pg *page.Page) (Part, string) {
+	p := Part{Action: a.Form, Name: a.Name, Kind: a.Kind}
+	why := unsafeToReplay(a, vars, pg)
+	if a.HasElement {
+		target, found := targetOf(pg, a.Element)
+		_, fits := resolve(pg, target)
+		switch {
+		case !found:
+			why = orReason(why, "its element is not on the page")
+		case fits != 1:
+			why = orReason(why, "its element has look-alikes on the page")
+		default:
+			p.Target = &target
+		}
+	}
+	return p, why
+}
+
+func orReason(first, then string) string {
+	if first != "" {
+		return first
+	}
+	return then
+}
+
 // unsafeToReplay says why an action must never come from the cache.
-func unsafeToReplay(d Decided, pg *page.Page) string {
-	a := d.Action
+func unsafeToReplay(a Act, vars map[string]string, pg *page.Page) string {
 	switch a.Kind {
 	case AsksUser:
 		return "it asks the user"
@@ -427,11 +533,12 @@ func unsafeToReplay(d Decided, pg *page.Page) string {
 	case Server:
 		return "it runs on the server"
 	}
-	if a.HasElement && pg.Secret(a.Element) {
+	if a.HasElement && pg.Secret(a.Element) && a.Secret == "" {
+		// A named secret is replayed by its name; a typed value is never kept.
 		return "it types into a secret field"
 	}
 	if a.Typed != "" {
-		for _, v := range d.Variables {
+		for _, v := range vars {
 			if v == a.Typed {
 				return "it uses a value read during the task"
 			}
@@ -440,29 +547,32 @@ func unsafeToReplay(d Decided, pg *page.Page) string {
 	return ""
 }
 
-// sameStep reports whether two steps are the same action on the same element of the same page.
+// sameStep reports whether two steps are the same actions on the same elements of the same page.
 func sameStep(a, b Step) bool {
-	if a.Page != b.Page || a.Action != b.Action || (a.Target == nil) != (b.Target == nil) {
-		return false
-	}
-	return a.Target == nil || *a.Target == *b.Target
+	return a.Page == b.Page && a.Skip == b.Skip && takes(a, b)
 }
 
 // Finish learns the task's trail when the task completed: every step kept verified, none failed
-// but those that changed nothing, nothing opted out. A run that took the entry's steps again confirms it (Runs+1, TTL renewed);
-// one that took others rewrites it.
+// but those that changed nothing, nothing opted out. A run that took the entry's steps again
+// confirms it (Runs+1, TTL renewed); one that took others rewrites it. The steps that read a
+// fact the task's result or a later typed value used, and the steps that used it, become holes
+// (markFactReading).
 func (t *Turn) Finish(ctx context.Context, completed bool) error {
 	if t.c == nil || t.in.Disabled || t.trail.NoLearn || !completed || len(t.trail.Steps) == 0 {
 		return nil
 	}
-	// A failed action that left the page as it was (a click something covered) changed nothing:
-	// the run's path is the same without it. Any other failure leaves the run unlearned.
+	markFactReading(t.trail.Steps, t.answer, t.in.Task)
+	// A single action that failed and left the page exactly as it was, counters and typed values
+	// too (a click something covered), changed nothing: the run's path is the same without it.
+	// A batch that failed ran the actions before the failed one; it and any other failure leave
+	// the run unlearned, since leaving out a step that did change something would serve the
+	// steps after it too early.
 	var steps []Step
 	for _, s := range t.trail.Steps {
 		switch {
 		case !s.Failed:
 			steps = append(steps, s.Step)
-		case s.Next != s.Page:
+		case !s.Unchanged || len(s.Rest) > 0:
 			return nil
 		}
 	}
@@ -470,7 +580,7 @@ func (t *Turn) Finish(ctx context.Context, completed bool) error {
 		return nil
 	}
 	now := t.c.now()
-	key := EntryKey(t.in.Task)
+	key := EntryKey(t.in.Engine, t.in.Task)
 	e := Entry{
 		TenantID: t.in.TenantID, Key: key, Task: TaskKey(t.in.Task), Steps: steps, Runs: 1,
 		LearnedFrom: t.in.TaskID, UpdatedAt: now, ExpiresAt: now.Add(t.c.ttl()),
@@ -495,7 +605,7 @@ func sameSteps(a, b []Step) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Skip != b[i].Skip || a[i].Skip == "" && !sameStep(a[i], b[i]) || a[i].Next != b[i].Next {
+		if !sameStep(a[i], b[i]) || a[i].Next != b[i].Next {
 			return false
 		}
 	}

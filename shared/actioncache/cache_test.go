@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,30 +52,66 @@ var settingsRun = []visit{{home, homeDOM, "click(1)", false}, {settings, setDOM,
 // the visit's. It returns the cache's outcome of each step.
 func play(t *testing.T, c *actioncache.Cache, tenant, taskID string, visits []visit) []actioncache.Outcome {
 	t.Helper()
+	out, _, _ := playTask(t, c, tenant, taskID, task, visits)
+	return out
+}
+
+// playTask is play for any task; it also gives the actions taken, as the visits write them, and
+// the task's last trail.
+func playTask(t *testing.T, c *actioncache.Cache, tenant, taskID, taskText string, visits []visit) ([]actioncache.Outcome, []string, []byte) {
+	t.Helper()
 	ctx := context.Background()
 	var trail []byte
 	var out []actioncache.Outcome
+	var taken []string
 	for _, v := range visits {
-		turn := c.Open(ctx, actioncache.Open{TenantID: tenant, TaskID: taskID, Task: task, Trail: trail, URL: v.url, Page: page.Parse(v.dom), LastFailed: v.failed})
+		pg := page.Parse(v.dom)
+		turn := c.Open(ctx, actioncache.Open{TenantID: tenant, TaskID: taskID, Task: taskText, Trail: trail, URL: v.url, Page: pg, LastFailed: v.failed})
 		a, served := turn.Lookup(ctx)
 		if !served {
 			a = act(v.action)
 		}
 		trail = turn.Record(actioncache.Decided{Action: a, Served: served})
 		out = append(out, turn.Outcome())
+		taken = append(taken, write(a))
 		if a.Kind == actioncache.Completes || a.Kind == actioncache.Fails {
 			if err := turn.Finish(ctx, a.Kind == actioncache.Completes); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	return out
+	return out, taken, trail
 }
 
-// act reads the visits' actions: click(N), finish() and fail("…").
+var (
+	typeCall   = regexp.MustCompile(`^setValue\((\d+), "(.*)"\)$`)
+	secretCall = regexp.MustCompile(`^setValue\((\d+), secret\("(.*)"\)\)$`)
+	finishCall = regexp.MustCompile(`^finish\("(.*)"\)$`)
+)
+
+// act reads the visits' actions: click(N), setValue(N, "text"), setValue(N, secret("name")),
+// finish(), finish("answer") and fail("…"); a batch joins them with "; ".
 func act(s string) actioncache.Act {
+	calls := strings.Split(s, "; ")
+	a := actOne(calls[0])
+	for _, c := range calls[1:] {
+		a.Rest = append(a.Rest, actOne(c))
+	}
+	return a
+}
+
+func actOne(s string) actioncache.Act {
 	var id int
-	switch {
+	switch m := typeCall.FindStringSubmatch(s); {
+	case m != nil:
+		id, _ = strconv.Atoi(m[1])
+		return actioncache.Act{Name: "setValue", Form: `setValue(#, "` + m[2] + `")`, Element: id, HasElement: true, Typed: m[2]}
+	case secretCall.MatchString(s):
+		m := secretCall.FindStringSubmatch(s)
+		id, _ = strconv.Atoi(m[1])
+		return actioncache.Act{Name: "setValue", Form: `setValue(#, secret("` + m[2] + `"))`, Element: id, HasElement: true, Secret: m[2]}
+	case finishCall.MatchString(s):
+		return actioncache.Act{Name: "finish", Form: "finish()", Kind: actioncache.Completes, Answer: finishCall.FindStringSubmatch(s)[1]}
 	case strings.HasPrefix(s, "finish"):
 		return actioncache.Act{Name: "finish", Form: s, Kind: actioncache.Completes}
 	case strings.HasPrefix(s, "fail"):
@@ -81,6 +119,25 @@ func act(s string) actioncache.Act {
 	}
 	fmt.Sscanf(s, "click(%d)", &id)
 	return actioncache.Act{Name: "click", Form: "click(#)", Element: id, HasElement: true}
+}
+
+// write is the action as the visits write it.
+func write(a actioncache.Act) string {
+	parts := []string{writeOne(a)}
+	for _, r := range a.Rest {
+		parts = append(parts, writeOne(r))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func writeOne(a actioncache.Act) string {
+	switch {
+	case a.Kind == actioncache.Completes && a.Answer != "":
+		return `finish("` + a.Answer + `")`
+	case a.HasElement:
+		return strings.Replace(a.Form, "#", strconv.Itoa(a.Element), 1)
+	}
+	return a.Form
 }
 
 func statuses(os []actioncache.Outcome) []string {
@@ -116,7 +173,7 @@ func TestEntriesServeTheirTenantUntilTheyExpire(t *testing.T) {
 	if got := statuses(play(t, c, "ten-a", "t3", settingsRun)); !equal(got, allHit) {
 		t.Errorf("second run = %v, want %v", got, allHit)
 	}
-	e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey(task))
+	e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey("", task))
 	if err != nil || e.Runs != 2 {
 		t.Errorf("entry after two agreeing runs: runs %d (%v), want 2", e.Runs, err)
 	}
@@ -149,7 +206,7 @@ func TestFailedReplaysAndFailedRunsAreNotKept(t *testing.T) {
 			if !got[1].Dropped {
 				t.Errorf("outcome after the failed replay = %+v, want the entry dropped", got[1])
 			}
-			if _, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey(task)); !errors.Is(err, actioncache.ErrNotFound) {
+			if _, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey("", task)); !errors.Is(err, actioncache.ErrNotFound) {
 				t.Errorf("entry after the failed replay: %v, want ErrNotFound", err)
 			}
 		})
@@ -166,7 +223,7 @@ func TestFailedReplaysAndFailedRunsAreNotKept(t *testing.T) {
 		c, store, _ := newCache(t)
 		covered := []visit{{home, homeDOM, "click(1)", false}, {home, homeDOM, "click(1)", true}, {settings, setDOM, "click(3)", false}, {settings, doneDOM, "finish()", false}}
 		play(t, c, "ten-a", "t1", covered)
-		e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey(task))
+		e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey("", task))
 		if err != nil || len(e.Steps) != 3 {
 			t.Fatalf("entry = %d steps (%v), want the 3 that worked", len(e.Steps), err)
 		}

@@ -59,3 +59,18 @@ func ShapeKey(rawURL string, pg *page.Page) string {
 	}
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }
+
+// ExactKey identifies the page exactly as it is, digits, typed values and states included, or
+// is "" for a page too large for a digest: a failed action whose page has the same key before
+// and after changed nothing.
+func ExactKey(rawURL string, pg *page.Page) string {
+	d := pg.Digest()
+	if d == nil {
+		return ""
+	}
+	h := sha256.New()
+	h.Write([]byte(rawURL))
+	h.Write([]byte{0})
+	h.Write(d)
+	return hex.EncodeToString(h.Sum(nil)[:12])
+}

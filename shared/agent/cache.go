@@ -15,6 +15,9 @@ type ActionCache interface {
 	Open(ctx context.Context, in actioncache.Open) *actioncache.Turn
 }
 
+// cacheEngine names the interact engine's entries (actioncache.EntryKey).
+const cacheEngine = "interact"
+
 // cacheThought is the thought of a step served from the cache: the earlier run's thought may
 // state facts of its page, so none is replayed.
 const cacheThought = "This step repeats a verified step of an earlier run of the same task on the same page (action cache)."
@@ -27,8 +30,8 @@ func (e *Engine) openCache(ctx context.Context, req Request, st state, pg *page.
 		failed = true
 	}
 	in := actioncache.Open{
-		TenantID: req.Identity.TenantID, TaskID: st.task.ID, Task: st.task.Query, Trail: mem.Cache,
-		URL: req.URL, Page: pg, LastFailed: failed, Disabled: req.NoCache,
+		Engine: cacheEngine, TenantID: req.Identity.TenantID, TaskID: st.task.ID, Task: st.task.Query, Trail: mem.Cache,
+		URL: req.URL, Page: pg, LastFailed: failed, Disabled: req.NoCache, Redact: mem.Secrets.Redact,
 	}
 	if e.Cache == nil {
 		return (*actioncache.Cache)(nil).Open(ctx, in)
@@ -37,27 +40,45 @@ func (e *Engine) openCache(ctx context.Context, req Request, st state, pg *page.
 }
 
 // fromCache is the cached decision for the page, when the cache has one that the engine's own
-// checks accept: valid on the page and not refused by the loop guard. The policies that follow
-// a model's decision apply to it alike.
-func (e *Engine) fromCache(ctx context.Context, turn *actioncache.Turn, pg *page.Page, tried map[string]int) (decision, bool) {
+// checks accept: each action of it valid on the page (a named secret held by the client and
+// allowed on this page), a batch only for a client that runs batches and within the batch
+// rules, none refused by the loop guard. The policies that follow a model's decision apply to
+// it alike.
+func (e *Engine) fromCache(ctx context.Context, turn *actioncache.Turn, req Request, mem *tasks.Memory, pg *page.Page, tried map[string]int) (decision, bool) {
 	act, ok := turn.Lookup(ctx)
 	if !ok {
 		return decision{}, false
 	}
-	a, err := fromAct(act)
-	if err != nil {
-		turn.Reject("the cached action does not parse: " + err.Error())
+	if len(act.Rest) > 0 && !req.Batch {
+		turn.Reject("the cached step is a batch and the client runs one action a step")
 		return decision{}, false
 	}
-	if err := actions.Validate(a, pg.HasElement); err != nil {
-		turn.Reject("the cached action is not valid on the page: " + err.Error())
+	var batch []actions.Action
+	for _, part := range append([]actioncache.Act{act}, act.Rest...) {
+		a, err := fromAct(part)
+		if err == nil {
+			if _, named := a.Secret(); named {
+				a, _, err = parseSecretAction(a.String(), mem.SecretNames, req.URL, pg.HasElement)
+			} else {
+				err = actions.Validate(a, pg.HasElement)
+			}
+		}
+		if err != nil {
+			turn.Reject("the cached action is not valid on the page: " + err.Error())
+			return decision{}, false
+		}
+		batch = append(batch, a)
+	}
+	if err := actions.CheckBatch(batch, togglesOn(pg)); err != nil {
+		turn.Reject("the cached batch breaks the batch rules: " + err.Error())
 		return decision{}, false
 	}
-	if err := checkLoop(a, tried); err != nil {
+	if err := checkLoops(batch, tried); err != nil {
 		turn.Reject("the loop guard refuses the cached action: " + err.Error())
 		return decision{}, false
 	}
-	return decision{thought: cacheThought, action: a, modelAction: a.String(), model: "action-cache", note: "served from the action cache"}, true
+	a := batch[0]
+	return decision{thought: cacheThought, action: a, batch: batch, modelAction: a.String(), model: "action-cache", note: "served from the action cache"}, true
 }
 
 // cacheDecided is the step as the cache's trail records it, with why it may not be replayed.
@@ -70,16 +91,20 @@ func cacheDecided(d decision, served bool, userMessage string, loginFailed bool,
 		skip = "it follows a message of the user"
 	case len(d.serverTools) > 0:
 		skip = "it ran a server tool"
-	case len(d.batch) > 1:
-		skip = "it is a batch of actions, which the cache keeps one of"
 	case d.sections["Extract"] != "" || d.sections["Branch"] != "":
 		skip = "it read a value or decided a branch from the page"
 	}
-	return actioncache.Decided{Action: toAct(d.action), Served: served && d.action.String() == d.modelAction, Skip: skip, Variables: mem.Variables}
+	act := toAct(d.action)
+	if len(d.batch) > 1 {
+		for _, a := range d.batch[1:] {
+			act.Rest = append(act.Rest, toAct(a))
+		}
+	}
+	return actioncache.Decided{Action: act, Served: served && d.action.String() == d.modelAction, Skip: skip, Variables: mem.Variables}
 }
 
 // toAct is the action as the cache keeps it: its form without its element id and answer, which a
-// replay takes from the page it replays on.
+// replay takes from the page it replays on. A named secret keeps its name, never a value.
 func toAct(a actions.Action) actioncache.Act {
 	act := actioncache.Act{Name: a.Name(), Kind: actioncache.Continues}
 	switch {
@@ -92,25 +117,45 @@ func toAct(a actions.Action) actioncache.Act {
 	case a.Handler() == actions.Server:
 		act.Kind = actioncache.Server
 	}
-	args := a.Args()
-	for i, v := range args {
-		if id, ok := v.(int); ok && !act.HasElement {
-			act.Element, act.HasElement, args[i] = id, true, 0
-		}
+	form, err := withElement(a, 0)
+	if act.Kind == actioncache.Completes {
+		// The answer is read from the page on replay: the form keeps none.
+		act.Answer, _ = a.Text()
+		form, err = actions.New(a.Name())
 	}
-	text, hasText := a.Text()
-	switch {
-	case act.Kind == actioncache.Completes:
-		act.Answer, args = text, nil
-	case act.Kind == actioncache.Continues && hasText:
-		act.Typed = text
-	}
-	form, err := actions.New(a.Name(), args...)
 	if err != nil {
 		return actioncache.Act{Name: a.Name(), Kind: actioncache.Server}
 	}
 	act.Form = form.String()
+	act.Element, act.HasElement = a.ElementID()
+	act.Secret, _ = a.Secret()
+	if text, hasText := a.Text(); act.Kind == actioncache.Continues && hasText {
+		act.Typed = text
+	}
 	return act
+}
+
+// withElement is the action on another element (its first element argument), a named secret
+// kept as such.
+func withElement(a actions.Action, id int) (actions.Action, error) {
+	args := a.Args()
+	for i, v := range args {
+		if _, ok := v.(int); ok {
+			args[i] = id
+			break
+		}
+	}
+	name, named := a.Secret()
+	for i, v := range args {
+		if _, ok := v.(actions.SecretRef); ok {
+			args[i] = ""
+		}
+	}
+	b, err := actions.New(a.Name(), args...)
+	if err != nil || !named {
+		return b, err
+	}
+	return b.WithSecret(name)
 }
 
 // fromAct rebuilds the action the cache offers, on the current page's element and with the
@@ -120,17 +165,13 @@ func fromAct(act actioncache.Act) (actions.Action, error) {
 	if err != nil {
 		return actions.Action{}, err
 	}
-	args := a.Args()
-	for i, v := range args {
-		if _, ok := v.(int); ok && act.HasElement {
-			args[i] = act.Element
-			break
-		}
-	}
 	if act.Answer != "" {
-		args = []any{act.Answer}
+		return actions.New(a.Name(), act.Answer)
 	}
-	return actions.New(a.Name(), args...)
+	if !act.HasElement {
+		return a, nil
+	}
+	return withElement(a, act.Element)
 }
 
 // learnFromCache lets the cache learn a task that just ended; the step is committed already, so

@@ -10,6 +10,7 @@ import (
 	"github.com/screenagent/backend/shared/actioncache"
 	"github.com/screenagent/backend/shared/actioncache/cachedb"
 	"github.com/screenagent/backend/shared/tasks"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 // bookPages are the pages of a bookshop task, with ids numbered from base: the extension's
@@ -130,8 +131,12 @@ func TestCacheMissesGoToTheModel(t *testing.T) {
 		wantStat string
 	}{
 		{name: "another tenant", id: bob, pages: bookRun(0), misses: []int{1, 2, 3, 4}, wantStat: actioncache.Miss},
-		{name: "a page of another structure", id: alice, pages: otherStructure, misses: []int{1, 2}, wantStat: actioncache.Miss},
-		{name: "identical links to choose between", id: alice, pages: twins, misses: []int{3}, wantStat: actioncache.Miss},
+		// The model types into the same field as the run did: the task is back on the run's path,
+		// and the next page is the run's.
+		{name: "a page of another structure", id: alice, pages: otherStructure, misses: []int{1}, wantStat: actioncache.Miss},
+		// Which of the twins the model clicked cannot be told: the task has left the run's path,
+		// and no later step is served over it.
+		{name: "identical links to choose between", id: alice, pages: twins, misses: []int{3, 4}, wantStat: actioncache.Miss},
 		{name: "a fact of the answer changed", id: alice, pages: changedPrice, misses: []int{4}, wantStat: actioncache.Miss},
 		{name: "the request opts out", id: alice, pages: bookRun(0), noCache: true, misses: []int{1, 2, 3, 4}, wantStat: actioncache.Off},
 	} {
@@ -177,7 +182,7 @@ func TestFailedReplayDropsTheEntryAndHandsTheStepToTheModel(t *testing.T) {
 	if got[2].Metrics.Cache != actioncache.Miss || got[2].Action != "click(1)" {
 		t.Errorf("step after the failed replay = %q %q, want a miss answered by the model", got[2].Metrics.Cache, got[2].Action)
 	}
-	if _, err := store.GetEntry(context.Background(), alice.TenantID, actioncache.EntryKey(bookTask)); err != actioncache.ErrNotFound {
+	if _, err := store.GetEntry(context.Background(), alice.TenantID, actioncache.EntryKey(cacheEngine, bookTask)); err != actioncache.ErrNotFound {
 		t.Errorf("entry after the failed replay: err = %v, want ErrNotFound (dropped)", err)
 	}
 }
@@ -201,7 +206,7 @@ func TestSecretValuesAreNeverCached(t *testing.T) {
 		}
 		taskID = f.step(t, req).TaskID
 	}
-	e, err := store.GetEntry(context.Background(), alice.TenantID, actioncache.EntryKey(task))
+	e, err := store.GetEntry(context.Background(), alice.TenantID, actioncache.EntryKey(cacheEngine, task))
 	if err != nil {
 		t.Fatalf("entry: %v", err)
 	}
@@ -252,5 +257,83 @@ func TestThePaymentGateHoldsAReplayInCarefulMode(t *testing.T) {
 	}
 	if f.llm.Calls() != 2 {
 		t.Errorf("LLM calls = %d, want still 2: the question came from the gate, not the model", f.llm.Calls())
+	}
+}
+
+// playBatch plays a task for a client that runs batches over the doms, all on one site, and
+// returns the answers.
+func (f *fixture) playBatch(t *testing.T, task string, held []trust.NamedSecret, pages ...pageStep) []Response {
+	t.Helper()
+	var out []Response
+	taskID := ""
+	for i, p := range pages {
+		req := Request{TaskID: taskID, URL: p.url, Query: task, DOM: p.dom, Batch: true, SecretNames: held}
+		if i > 0 {
+			req.Report = &tasks.Report{Status: "success"}
+		}
+		r := f.step(t, req)
+		out, taskID = append(out, r), r.TaskID
+		if r.Status == string(tasks.StatusCompleted) || r.Status == StatusNeedsUserInput {
+			break
+		}
+	}
+	return out
+}
+
+func batchesOf(rs []Response) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, strings.Join(r.Actions, "; "))
+	}
+	return out
+}
+
+func TestABatchIsReplayedInOrder(t *testing.T) {
+	const task = "Book a visit for Ada at 10:00"
+	form := func(base int) string {
+		return fmt.Sprintf(`<form><h1>Book a visit</h1><input id="%d" name="name"/><input id="%d" name="time"/><button id="%d">Book</button></form>`, base+1, base+2, base+3)
+	}
+	done := `<div><h1>Booked</h1><p>Booked for 10:00.</p></div>`
+	pages := func(base int) []pageStep {
+		return []pageStep{{"https://clinic.example/book", form(base)}, {"https://clinic.example/booked", done}}
+	}
+	f := newFixture(t)
+	f.withCache(t)
+	f.llm.Reply("<Thought>I fill the form and book.</Thought>\n<Actions>\nsetValue(1, \"Ada\")\nsetValue(2, \"10:00\")\nclick(3)\n</Actions>")
+	f.llm.Reply(reply("Booked.", `finish("Booked.")`))
+	f.playBatch(t, task, nil, pages(0)...)
+	// The form's page has one key before and after it is filled: the answer must still come
+	// after the batch, never in its place.
+	got := f.playBatch(t, task, nil, pages(30)...)
+	want := []string{`setValue(31, "Ada"); setValue(32, "10:00"); click(33)`, `finish("Booked.")`}
+	if b := batchesOf(got); strings.Join(b, "|") != strings.Join(want, "|") || f.llm.Calls() != 2 {
+		t.Errorf("repeat = %q after %d LLM calls, want %q after still 2", b, f.llm.Calls(), want)
+	}
+	for i, r := range got {
+		if r.Metrics.Cache != actioncache.Hit {
+			t.Errorf("repeat step %d: cache %q, want a hit", i+1, r.Metrics.Cache)
+		}
+	}
+}
+
+func TestANamedSecretIsReplayedByName(t *testing.T) {
+	const task = "Sign in to the CRM"
+	login := `<form><input id="1" name="user"/><input id="2" type="password" name="pw"/><button id="3">Sign in</button></form>`
+	pages := []pageStep{{"https://crm.example.com/login", login}, {"https://crm.example.com/home", `<div><h1>Welcome ada</h1></div>`}}
+	held := []trust.NamedSecret{{Name: "crm_password"}}
+	f := newFixture(t)
+	f.withCache(t)
+	f.llm.Reply("<Thought>I sign in.</Thought>\n<Actions>\nsetValue(1, \"ada\")\nsetValue(2, secret(\"crm_password\"))\nclick(3)\n</Actions>")
+	f.llm.Reply(reply("Signed in.", "finish()"))
+	f.playBatch(t, task, held, pages...)
+	got := f.playBatch(t, task, held, pages...)
+	want := `setValue(1, "ada"); setValue(2, secret("crm_password")); click(3)`
+	if b := batchesOf(got); b[0] != want || got[0].Metrics.Cache != actioncache.Hit {
+		t.Errorf("repeat's first step = %q (cache %q), want %q from the cache", b[0], got[0].Metrics.Cache, want)
+	}
+	// A client that no longer holds the secret gets the model, which may ask for it.
+	f.llm.Reply(reply("I need the password.", `askUser("What is the CRM password?")`))
+	if got := f.playBatch(t, task, []trust.NamedSecret{{Name: "other"}}, pages...); got[0].Metrics.Cache != actioncache.Miss {
+		t.Errorf("without the secret: cache %q, want a miss", got[0].Metrics.Cache)
 	}
 }

@@ -81,21 +81,13 @@ func (e *Engine) begin(ctx context.Context, req Request, h *hold, start time.Tim
 	return &interaction{req: req, start: start, state: st, rules: rules}, nil
 }
 
-// observe takes in what the step starts from: the tenant's knowledge of the page, the page, the
-// client's report on the last action (verified against the page), the user's message and values;
-// and builds the prompt from them.
+// observe takes in what the step starts from: the page, the client's report on the last action
+// (verified against the page), the user's message and values.
 func (e *Engine) observe(ctx context.Context, in *interaction) {
 	req, mem := in.req, &in.task.Memory
-	know, err := e.Knowledge.Resolve(ctx, req.Identity.TenantID, req.URL, req.Query)
-	if err != nil {
-		// Knowledge grounds the model but is not needed to act: go on without it.
-		e.logger().WarnContext(ctx, "knowledge unavailable", "tenantId", req.Identity.TenantID, "error", err.Error())
-		know = knowledge.Result{}
-	}
-	in.know, in.page = know, page.Parse(req.DOM)
-	prevURL := ""
+	in.page = page.Parse(req.DOM)
 	if last := mem.Last(); last != nil {
-		in.prevAction, prevURL = strings.Join(partsOf(*last), "\n"), last.URL
+		in.prevAction = strings.Join(partsOf(*last), "\n")
 	}
 	maskResults(req.Report, mem.Last())
 	in.userMessage = takeIn(mem, in.task.Query, req, in.isNew, in.task.StepCount)
@@ -108,6 +100,23 @@ func (e *Engine) observe(ctx context.Context, in *interaction) {
 	in.fingerprint = fingerprint(req.URL, in.page)
 	in.tried = triedOn(mem, in.fingerprint)
 	in.check = verifyLast(mem, in.task.ID, req.URL, in.fingerprint, in.page, req.Report, in.start)
+}
+
+// ground is what the model decides from, and only the model: the tenant's knowledge of the page,
+// the page rendered for the prompt, and the prompt. A step served from the cache skips it.
+func (e *Engine) ground(ctx context.Context, in *interaction) {
+	req, mem := in.req, &in.task.Memory
+	know, err := e.Knowledge.Resolve(ctx, req.Identity.TenantID, req.URL, req.Query)
+	if err != nil {
+		// Knowledge grounds the model but is not needed to act: go on without it.
+		e.logger().WarnContext(ctx, "knowledge unavailable", "tenantId", req.Identity.TenantID, "error", err.Error())
+		know = knowledge.Result{}
+	}
+	in.know = know
+	prevURL := ""
+	if last := mem.Last(); last != nil {
+		prevURL = last.URL
+	}
 	in.rendered = page.Render(in.page, page.Options{Query: focusQuery(in.task.Query, mem), Budget: e.PageBudget, PreviousDigest: mem.Page,
 		URLChanged: prevURL != "" && prevURL != req.URL})
 	in.rendered.Text = mem.Secrets.Redact(in.rendered.Text) // a page may show back what was typed
@@ -129,7 +138,7 @@ func (e *Engine) prompt(in *interaction) (system, user string) {
 }
 
 // decideStep chooses the step's action: the answer to a failed login, a verified step of an
-// earlier run (action cache), or the model's choice, whose SERVER tools' findings are added to
+// earlier run (action cache, looked up first: a served step needs no prompt), or the model's choice, whose SERVER tools' findings are added to
 // the task's memory here. A failed LLM call is ErrLLM, with a debug entry kept.
 func (e *Engine) decideStep(ctx context.Context, in *interaction) error {
 	mem := &in.task.Memory
@@ -139,9 +148,10 @@ func (e *Engine) decideStep(ctx context.Context, in *interaction) error {
 	if in.decision, in.loginFailed = checkLogin(mem, loginView(in.req.URL, in.page)); in.loginFailed {
 		return nil
 	}
-	if in.decision, in.served = e.fromCache(ctx, in.cache, in.page, in.tried); in.served {
+	if in.decision, in.served = e.fromCache(ctx, in.cache, in.req, &in.task.Memory, in.page, in.tried); in.served {
 		return nil
 	}
+	e.ground(ctx, in)
 	d, err := e.decide(ctx, in.question())
 	if err != nil {
 		e.recordFailure(ctx, in.state, err, in.start)

@@ -7,8 +7,10 @@ import (
 	"html"
 	"strings"
 
+	"github.com/screenagent/backend/shared/actionbatch"
 	"github.com/screenagent/backend/shared/actioncache"
 	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 // ActionCache serves the steps of runs the tenant completed before, verified (actioncache.Cache;
@@ -33,8 +35,8 @@ type cacheTurn struct {
 func (s *Service) openCache(ctx context.Context, req StepRequest, run Run, result *Result, snap *Snapshot) *cacheTurn {
 	view, ids := cacheView(snap)
 	in := actioncache.Open{
-		TenantID: run.TenantID, TaskID: run.ID, Task: run.Task, Trail: run.CacheTrail, URL: snap.URL, Page: view,
-		LastFailed: result != nil && !result.Success, Disabled: req.NoCache,
+		Engine: "run", TenantID: run.TenantID, TaskID: run.ID, Task: run.Task, Trail: run.CacheTrail, URL: snap.URL, Page: view,
+		LastFailed: result != nil && !result.Success, Disabled: req.NoCache, Redact: run.Secrets.Redact,
 	}
 	c := &cacheTurn{view: view, ids: ids}
 	if s.Cache == nil {
@@ -90,36 +92,65 @@ func safeTag(t string) string {
 	return t
 }
 
-// fromCache is the cached decision for the page, when the cache has one.
-func (s *Service) fromCache(ctx context.Context, c *cacheTurn) (decision, bool) {
+// fromCache is the cached decision for the page, when the cache has one that the run's own
+// checks accept: a batch only for a run that runs batches and within the batch rules, a named
+// secret held by the client and allowed on this page.
+func (s *Service) fromCache(ctx context.Context, c *cacheTurn, batch bool, held []trust.NamedSecret, snap *Snapshot) (decision, bool) {
 	act, ok := c.turn.Lookup(ctx)
 	if !ok {
 		return decision{}, false
 	}
 	d := decision{model: "action-cache", reply: Reply{Thought: cacheThought}}
-	switch act.Kind {
-	case actioncache.Completes:
+	if act.Kind == actioncache.Completes && len(act.Rest) == 0 {
 		d.reply.Type, d.reply.Answer = ReplyFinal, act.Answer
 		return d, true
-	case actioncache.Continues:
-	default:
-		c.turn.Reject("the cached step is not an action on the page")
+	}
+	if len(act.Rest) > 0 && !batch {
+		c.turn.Reject("the cached step is a batch and the run takes one call a step")
 		return decision{}, false
+	}
+	var tools []Tool
+	var parts []actionbatch.Part
+	for _, part := range append([]actioncache.Act{act}, act.Rest...) {
+		tool, why := c.tool(part)
+		if why != "" {
+			c.turn.Reject(why)
+			return decision{}, false
+		}
+		tools = append(tools, tool)
+		parts = append(parts, actionbatch.Part{Action: tool.String(), Role: batchRole(tool, snap), Target: tool.target()})
+	}
+	d.reply.Type, d.reply.Tool = ReplyToolCall, tools[0]
+	if len(tools) > 1 {
+		d.reply.Tools = tools
+		if err := actionbatch.Check(parts); err != nil {
+			c.turn.Reject("the cached batch breaks the batch rules: " + err.Error())
+			return decision{}, false
+		}
+	}
+	if err := checkSecretUse(d.reply, held, snap); err != nil {
+		c.turn.Reject("the cached call cannot be used: " + err.Error())
+		return decision{}, false
+	}
+	return d, true
+}
+
+// tool is the call a cached action makes on this snapshot, or why it cannot be made.
+func (c *cacheTurn) tool(act actioncache.Act) (Tool, string) {
+	if act.Kind != actioncache.Continues {
+		return Tool{}, "the cached step is not an action on the page"
 	}
 	var tool Tool
 	if err := json.Unmarshal([]byte(act.Form), &tool); err != nil {
-		c.turn.Reject("the cached tool does not parse")
-		return decision{}, false
+		return Tool{}, "the cached tool does not parse"
 	}
 	if act.HasElement {
 		if act.Element < 1 || act.Element > len(c.ids) {
-			c.turn.Reject("the cached target is not on the page")
-			return decision{}, false
+			return Tool{}, "the cached target is not on the page"
 		}
 		tool.ID = c.ids[act.Element-1]
 	}
-	d.reply.Type, d.reply.Tool = ReplyToolCall, tool
-	return d, true
+	return tool, ""
 }
 
 // status is metrics' cache field ("" when the step had no page to decide on).
@@ -135,38 +166,43 @@ func (c *cacheTurn) record(trail []byte, entry Entry, served bool) []byte {
 	if c == nil {
 		return trail
 	}
-	act := actioncache.Act{Name: entry.Action, Kind: actioncache.Continues}
+	var act actioncache.Act
 	switch entry.Action {
 	case ToolFinish:
-		act.Kind, act.Answer, act.Form = actioncache.Completes, entry.Answer, ToolFinish
+		act = actioncache.Act{Name: entry.Action, Kind: actioncache.Completes, Answer: entry.Answer, Form: ToolFinish}
 	case ToolAskUser:
-		act.Kind = actioncache.AsksUser
+		act = actioncache.Act{Name: entry.Action, Kind: actioncache.AsksUser}
 	default:
-		if entry.Tool == nil {
-			act.Kind = actioncache.Server
+		calls := callsOf(entry)
+		if len(calls) == 0 {
+			act = actioncache.Act{Name: entry.Action, Kind: actioncache.Server}
 			break
 		}
-		tool := *entry.Tool
-		for i, id := range c.ids {
-			if tool.ID != "" && id == tool.ID {
-				act.Element, act.HasElement = i+1, true
-			}
+		act = c.act(calls[0])
+		for _, t := range calls[1:] {
+			act.Rest = append(act.Rest, c.act(t))
 		}
-		act.Typed, tool.ID = tool.Text, ""
-		form, err := json.Marshal(tool)
-		if err != nil {
-			act.Kind = actioncache.Server
-			break
-		}
-		act.Form = string(form)
-	}
-	// A batch is left to the model: the cache keeps one call a step.
-	skip := ""
-	if len(entry.Tools) > 1 {
-		skip = "it is a batch of calls, which the cache keeps one of"
 	}
 	// A replay the gate held became a question: the step is no longer the cached one.
-	return c.turn.Record(actioncache.Decided{Action: act, Served: served && entry.Action != ToolAskUser, Skip: skip})
+	return c.turn.Record(actioncache.Decided{Action: act, Served: served && entry.Action != ToolAskUser})
+}
+
+// act is a call as the cache keeps it: without its element id, which a replay takes from the
+// page it replays on.
+func (c *cacheTurn) act(tool Tool) actioncache.Act {
+	act := actioncache.Act{Name: tool.Name, Kind: actioncache.Continues, Typed: tool.Text, Secret: tool.Secret}
+	for i, id := range c.ids {
+		if tool.ID != "" && id == tool.ID {
+			act.Element, act.HasElement = i+1, true
+		}
+	}
+	tool.ID = ""
+	form, err := json.Marshal(tool)
+	if err != nil {
+		return actioncache.Act{Name: tool.Name, Kind: actioncache.Server}
+	}
+	act.Form = string(form)
+	return act
 }
 
 // learnFromCache lets the cache learn a run that just ended; the step is saved already, so a

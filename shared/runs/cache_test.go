@@ -12,6 +12,7 @@ import (
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runstest"
+	"github.com/screenagent/backend/shared/trust"
 )
 
 func newCachedFixture(t *testing.T) *fixture {
@@ -106,5 +107,45 @@ func TestTheGateHoldsAReplayInCarefulMode(t *testing.T) {
 	}
 	if got[1].Metrics.Cache != actioncache.Hit || f.llm.Calls() != 3 {
 		t.Errorf("careful repeat: first click cache %q, %d LLM calls; want a hit and still 3 calls", got[1].Metrics.Cache, f.llm.Calls())
+	}
+}
+
+func TestANamedSecretIsReplayedByNameInARun(t *testing.T) {
+	const task = "Sign in to the CRM"
+	login := &runs.Snapshot{URL: "https://crm.example.com/login", Title: "CRM", VisibleText: "Sign in", Elements: []runs.Element{
+		{ID: "a-1", Tag: "input", Type: "password", Name: "pw"}, {ID: "a-2", Tag: "button", Text: "Sign in"},
+	}}
+	home := &runs.Snapshot{URL: "https://crm.example.com/home", Title: "CRM", VisibleText: "Welcome ada"}
+	f := newCachedFixture(t)
+	play := func(held []trust.NamedSecret) []runs.StepResponse {
+		start, err := f.svc.Start(context.Background(), runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: task, Mode: runs.ModeAutonomous, SecretNames: held})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []runs.StepResponse{f.step(t, start.RunID, nil, nil), f.step(t, start.RunID, login, success)}
+		if out[1].Action == runs.ActionExecuteTool {
+			out = append(out, f.step(t, start.RunID, login, success))
+		}
+		if out[len(out)-1].Action == runs.ActionExecuteTool {
+			out = append(out, f.step(t, start.RunID, home, success))
+		}
+		return out
+	}
+	held := []trust.NamedSecret{{Name: "crm_password"}}
+	f.llm.Reply(toolCall("type", `{"id":"a-1","secret":"crm_password"}`))
+	f.llm.Reply(toolCall("click", `{"id":"a-2"}`))
+	f.llm.Reply(`{"type":"final","answer":"Signed in.","thought":"Done."}`)
+	play(held)
+	got := play(held)
+	if r := got[1]; r.Tool == nil || r.Tool.Parameters["secret"] != "crm_password" || r.Metrics.Cache != actioncache.Hit {
+		t.Errorf("repeat's typing = %+v (cache %q), want the named secret from the cache", r.Tool, r.Metrics.Cache)
+	}
+	if f.llm.Calls() != 3 {
+		t.Errorf("LLM calls = %d, want still 3", f.llm.Calls())
+	}
+	// A client that no longer holds the name gets the model.
+	f.llm.Reply(`{"type":"ask_user","question":"What is the CRM password?","thought":"I need it."}`)
+	if got := play([]trust.NamedSecret{{Name: "other"}}); got[1].Metrics.Cache != actioncache.Miss {
+		t.Errorf("without the secret: cache %q, want a miss", got[1].Metrics.Cache)
 	}
 }

@@ -103,17 +103,18 @@ func (s *Service) recall(ctx context.Context, in *runStep) error {
 // model's choice. No usable reply is an error and leaves the run as it was: the client retries.
 func (s *Service) decideStep(ctx context.Context, in *runStep) error {
 	run := in.run
+	// The cache first: a served step needs no prompt. It goes through the same loop rules, gate
+	// and reflection as the model's.
+	in.cache = s.openCache(ctx, in.req, run, in.result, in.page)
+	if in.decision, in.served = s.fromCache(ctx, in.cache, run.Batch, in.next.SecretNames, in.page); in.served {
+		return nil
+	}
 	system, user := buildPrompt(promptInput{
 		Task: run.Secrets.Redact(run.Task), History: in.history, Results: in.results, Earlier: run.CurrentStep - len(in.history),
 		Page: in.page, Reflection: adjusting(run.Reflections, run.CurrentStep), Secrets: in.next.SecretNames,
 		Step: run.CurrentStep + 1, MaxSteps: run.MaxSteps, Now: s.now(), Clock: run.clock(), Batch: run.Batch,
 		Careful: run.Mode == ModeCareful, GateNotice: gateNotice(run.Mode, in.page, in.rules),
 	})
-	in.cache = s.openCache(ctx, in.req, run, in.result, in.page)
-	// A cached step goes through the same loop rules, gate and reflection as the model's.
-	if in.decision, in.served = s.fromCache(ctx, in.cache); in.served {
-		return nil
-	}
 	d, err := s.decide(ctx, system, user, in.page, in.next.SecretNames, &in.next.Secrets, run.Batch)
 	in.decision = d
 	if err == nil && d.invalid == "" {
