@@ -162,7 +162,8 @@ func storedAction(action string, pg *page.Page) string {
 		return action
 	}
 	id, _ := a.ElementID()
-	if !pg.Secret(id) {
+	if _, named := a.Secret(); named || !pg.Secret(id) {
+		// A secret's name is no secret: the history must tell secret("x") from a value typed.
 		return action
 	}
 	masked, err := actions.New("setValue", id, maskedValue)

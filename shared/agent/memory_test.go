@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/tasks"
 )
 
@@ -93,6 +94,21 @@ func TestPasswordsGivenInWordsAreForgottenOnceTyped(t *testing.T) {
 	for name, v := range map[string]any{"task's messages": task.Memory.Messages, "steps": steps} {
 		if b, _ := json.Marshal(v); strings.Contains(string(b), second) {
 			t.Errorf("the stored %s hold the answer's password: %s", name, b)
+		}
+	}
+}
+
+func TestStoredActionMasksOnlyValues(t *testing.T) {
+	pg := page.Parse(`<form><input id="1" name="user"/><input id="2" type="password" name="pw"/></form>`)
+	cases := []struct{ name, action, want string }{
+		{"a value typed into a secret field is masked", `setValue(2, "hunter2")`, `setValue(2, "` + maskedValue + `")`},
+		{"a named secret keeps its name", `setValue(2, secret("crm_password"))`, `setValue(2, secret("crm_password"))`},
+		{"an ordinary field keeps its value", `setValue(1, "ada")`, `setValue(1, "ada")`},
+		{"another action is kept", "click(2)", "click(2)"},
+	}
+	for _, c := range cases {
+		if got := storedAction(c.action, pg); got != c.want {
+			t.Errorf("%s: got %s, want %s", c.name, got, c.want)
 		}
 	}
 }

@@ -375,10 +375,10 @@ func verifyLast(mem *tasks.Memory, taskID, url, fp string, pg *page.Page, report
 			// The failure is said once, in the step's result; only the correction is added.
 			c.notes = append(c.notes, fmt.Sprintf("Correction (%s): %s", strategy, guidance))
 		case expected != nil && len(o.errors) == 0:
-			c.notes = append(c.notes, trust.Sentence(fmt.Sprintf("Verification of your last action %s failed: expected %s, but %s",
-				last.Action, quote(expected.Description), strings.Join(evidence, "; ")))+fmt.Sprintf(" Correction (%s): %s", strategy, guidance))
+			c.notes = append(c.notes, trust.Sentence(fmt.Sprintf("Verification of your last step (%s) failed: expected %s, but %s",
+				strings.Join(partsOf(*last), "; "), quote(expected.Description), strings.Join(evidence, "; ")))+fmt.Sprintf(" Correction (%s): %s", strategy, guidance))
 		default:
-			c.notes = append(c.notes, trust.Sentence(fmt.Sprintf("Verification of your last action %s failed: %s", last.Action, strings.Join(evidence, "; ")))+
+			c.notes = append(c.notes, trust.Sentence(fmt.Sprintf("Verification of your last step (%s) failed: %s", strings.Join(partsOf(*last), "; "), strings.Join(evidence, "; ")))+
 				fmt.Sprintf(" Correction (%s): %s", strategy, guidance))
 		}
 	}

@@ -67,7 +67,7 @@ func TestVerificationTellsTheTruth(t *testing.T) {
 			expect:          "page changes",
 			wantVerdict:     tasks.Verified,
 			wantInPrompt:    []string{"verification: verified (the page changed)"},
-			wantNotInPrompt: []string{"Verification of your last action"},
+			wantNotInPrompt: []string{"Verification of your last step"},
 		},
 		{
 			name:            "one of two alternatives holds",
@@ -77,7 +77,7 @@ func TestVerificationTellsTheTruth(t *testing.T) {
 			expect:          `url contains "/done", or text "Saved" appears`,
 			wantVerdict:     tasks.Verified,
 			wantInPrompt:    []string{`verification: verified ("Saved" is on the page)`},
-			wantNotInPrompt: []string{"Verification of your last action"},
+			wantNotInPrompt: []string{"Verification of your last step"},
 		},
 		{
 			name:            "a confirmation that names what it deleted is not \"still on the page\"",
@@ -87,7 +87,26 @@ func TestVerificationTellsTheTruth(t *testing.T) {
 			expect:          `a confirmation appears, or text "Old notes" disappears`,
 			eval:            "success: the draft was deleted",
 			wantVerdict:     tasks.Verified,
-			wantNotInPrompt: []string{"still on the page", "Verification of your last action", "expected the expected outcome"},
+			wantNotInPrompt: []string{"still on the page", "Verification of your last step", "expected the expected outcome"},
+		},
+		{
+			name:            "a word that only begins a longer word is gone (\"Subscribed\" is not the \"Subscribe\" button)",
+			firstDOM:        `<form><input id="1" name="email"/><button id="2">Subscribe</button></form>`,
+			nextDOM:         `<title>Subscribed — Shop</title><h1>Thanks!</h1><p>ada@example.com is now subscribed.</p>`,
+			nextURL:         "https://shop.example/newsletter/subscribe",
+			expect:          `text "Subscribe" disappears`,
+			wantVerdict:     tasks.Verified,
+			wantInPrompt:    []string{`verification: verified ("Subscribe" is gone)`},
+			wantNotInPrompt: []string{"still on the page"},
+		},
+		{
+			name:         "a button still there by its whole word is still on the page",
+			firstDOM:     `<form><input id="1" name="email"/><button id="2">Subscribe</button></form>`,
+			nextDOM:      `<form><input id="1" name="email" value="ada@example.com"/><button id="2">Subscribe</button></form>`,
+			nextURL:      "https://shop.example/",
+			expect:       `text "Subscribe" disappears`,
+			wantVerdict:  tasks.Unverified,
+			wantInPrompt: []string{`"Subscribe" is still on the page`},
 		},
 	}
 	for _, tc := range tests {
@@ -502,5 +521,23 @@ func TestAnUncheckableVerifySuccessIsUndecided(t *testing.T) {
 	p := f.llm.Requests()[1].User()
 	if want := "Result: succeeded; verification: undecided (nothing in it the server can check"; !strings.Contains(p, want) {
 		t.Errorf("prompt lacks %q:\n%s", want, p)
+	}
+}
+
+// TestAFailedBatchIsNamedWhole: the note after a batch whose outcome failed names the batch's
+// actions, not only its first (the expectation was for the batch as a whole).
+func TestAFailedBatchIsNamedWhole(t *testing.T) {
+	f := newFixture(t)
+	dom := `<form><input id="1" name="email"/><button id="2">Subscribe</button></form>`
+	f.llm.Reply("<Thought>I subscribe.</Thought>\n<Actions>\nsetValue(1, \"ada@example.com\")\nclick(2)\n</Actions>\n<Expect>url contains \"/thanks\"</Expect>")
+	f.llm.Reply(reply("Next.", "wait(1)"))
+	r1 := f.step(t, Request{DOM: dom, Batch: true})
+	f.step(t, Request{TaskID: r1.TaskID, DOM: dom, Batch: true, Report: &tasks.Report{Status: "success", Results: []tasks.ActionResult{
+		{Action: `setValue(1, "ada@example.com")`, Status: "success"}, {Action: "click(2)", Status: "success"},
+	}}})
+	prompt := f.llm.Requests()[1].User()
+	want := `Verification of your last step (setValue(1, "ada@example.com"); click(2)) failed`
+	if !strings.Contains(prompt, want) {
+		t.Errorf("prompt after the failed batch lacks %q:\n%s", want, prompt)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/tasks"
@@ -241,12 +243,13 @@ func checkOutcome(x tasks.Expectation, o observation) (int, []string) {
 
 // gone says whether text t vanished: it fails when a line still is t (or an element still
 // shows it among a few words), and cannot tell when t is only quoted inside a longer message
-// ("Draft "Old notes" was deleted."), which names a thing without showing it.
+// ("Draft "Old notes" was deleted."), which names a thing without showing it. Only t as whole
+// words counts: "Subscribed" on a thank-you page is not the "Subscribe" button still there.
 func gone(t string, lines []string) (int, string) {
 	t = strings.ToLower(strings.TrimSpace(t))
 	mention := ""
 	for _, l := range lines {
-		if !strings.Contains(l, t) {
+		if !containsWords(l, t) {
 			continue
 		}
 		if len(l) <= 2*len(t)+8 {
@@ -259,3 +262,25 @@ func gone(t string, lines []string) (int, string) {
 	}
 	return holds, ""
 }
+
+// containsWords reports whether t occurs in l with no letter or digit glued to either end.
+func containsWords(l, t string) bool {
+	if t == "" {
+		return false
+	}
+	for from := 0; ; {
+		i := strings.Index(l[from:], t)
+		if i < 0 {
+			return false
+		}
+		start, end := from+i, from+i+len(t)
+		before, _ := utf8.DecodeLastRuneInString(l[:start])
+		after, _ := utf8.DecodeRuneInString(l[end:])
+		if !wordRune(before) && !wordRune(after) {
+			return true
+		}
+		from = start + 1
+	}
+}
+
+func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
