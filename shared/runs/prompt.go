@@ -32,6 +32,7 @@ Rules:
 - Use only element ids listed on the current page.
 - Do not repeat an action that failed or changed nothing: try another element or approach.
 - Ask the user when you need information only they have, or before a step with consequences they have not asked for.
+- Unless the task says otherwise, keep preset values and choose a cookie dialog's least permissive option. Date inputs take YYYY-MM-DD.
 - Finish as soon as the task is done, with the answer the user asked for.
 
 Respond with ONLY valid JSON, exactly one of:

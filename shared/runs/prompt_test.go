@@ -39,7 +39,9 @@ func TestBuildPrompt(t *testing.T) {
 	if n := strings.Count(user, pageClose); n != 1 {
 		t.Errorf("user prompt closes the page %d times, want once (page text must not close it):\n%s", n, user)
 	}
-	for _, want := range []string{`"type": "tool_call"`, `"type": "final"`, `"type": "ask_user"`, "observe", "navigate", "click", "type", "scroll", "press", "untrusted"} {
+	for _, want := range []string{`"type": "tool_call"`, `"type": "final"`, `"type": "ask_user"`, "observe", "navigate", "click", "type", "scroll", "press", "untrusted",
+		// The same guidance as interact's: without it a model guesses which cookie button to press.
+		"cookie dialog's least permissive option", "keep preset values", "YYYY-MM-DD"} {
 		if !strings.Contains(system, want) {
 			t.Errorf("system prompt lacks %q", want)
 		}
