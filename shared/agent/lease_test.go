@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/screenagent/backend/shared/fakeclock"
-	"github.com/screenagent/backend/shared/llm"
+	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
@@ -25,22 +25,6 @@ func (b barrierLeases) LeaseTask(ctx context.Context, task tasks.Task, leaseID s
 	b.arrived.Done()
 	b.arrived.Wait()
 	return b.Store.LeaseTask(ctx, task, leaseID, until)
-}
-
-// heldLLM answers only once release is closed, so that a step's LLM call lasts until the test has
-// seen what it waits for, whatever the machine's load.
-type heldLLM struct {
-	llm.Client
-	release <-chan struct{}
-}
-
-func (h heldLLM) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
-	select {
-	case <-h.release:
-	case <-ctx.Done():
-		return llm.Response{}, ctx.Err()
-	}
-	return h.Client.Complete(ctx, req)
 }
 
 // keyLookups counts the Idempotency-Key lookups and closes looked once n were made: then the
@@ -129,7 +113,7 @@ func TestConcurrentRetriesWithOneKey(t *testing.T) {
 			before := f.llm.Calls()
 			// The first request's LLM call lasts until all have looked their key up.
 			lookups := newKeyLookups(f.tasks, 10)
-			f.engine.Tasks, f.engine.LLM = lookups, heldLLM{Client: fast, release: lookups.looked}
+			f.engine.Tasks, f.engine.LLM = lookups, llmtest.Held{Client: fast, Release: lookups.looked}
 			reqs := make([]Request, 10)
 			for i := range reqs {
 				reqs[i] = Request{Identity: alice, TaskID: taskID, URL: "https://shop.example/", Query: "q", DOM: shopDOM,

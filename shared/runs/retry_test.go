@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/runs"
 )
 
@@ -40,7 +41,7 @@ func TestConcurrentRetriesWithOneKey(t *testing.T) {
 	const n = 6
 	// The first request's LLM call lasts until the others have met its lease: they wait for it.
 	conflicts := &leaseConflicts{Store: f.svc.Store, n: n - 1, met: make(chan struct{})}
-	f.svc.Store, f.svc.LLM = conflicts, heldLLM{Client: f.svc.LLM, release: conflicts.met}
+	f.svc.Store, f.svc.LLM = conflicts, llmtest.Held{Client: f.svc.LLM, Release: conflicts.met}
 	resps, errs := make([]runs.StepResponse, n), make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {

@@ -509,22 +509,6 @@ func TestTenantGateRules(t *testing.T) {
 	}
 }
 
-// heldLLM answers only once release is closed, so that a step's LLM call lasts until the test has
-// seen what it waits for, whatever the machine's load.
-type heldLLM struct {
-	llm.Client
-	release <-chan struct{}
-}
-
-func (h heldLLM) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
-	select {
-	case <-h.release:
-	case <-ctx.Done():
-		return llm.Response{}, ctx.Err()
-	}
-	return h.Client.Complete(ctx, req)
-}
-
 // TestConcurrentStepsLeaseTheRun: of concurrent steps on one run, one leases it and calls the LLM;
 // the others get ErrConflict before any call; the winner's Save ends the lease, and a failed
 // step releases it, so the next step goes on either way.
@@ -538,7 +522,7 @@ func TestConcurrentStepsLeaseTheRun(t *testing.T) {
 	// The winner's LLM call lasts until the n-1 others have been answered: they all meet its lease.
 	release := make(chan struct{})
 	var answered atomic.Int32
-	f.svc.LLM = heldLLM{Client: f.svc.LLM, release: release}
+	f.svc.LLM = llmtest.Held{Client: f.svc.LLM, Release: release}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	errs := make([]error, n)
