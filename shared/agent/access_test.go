@@ -11,6 +11,7 @@ import (
 // TestAnotherMembersTask: a member of the same tenant naming a user's task gets TASK_NOT_FOUND,
 // exactly as for a task that does not exist, and the LLM is not called.
 func TestAnotherMembersTask(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.SetDefault(reply("Clicking.", "click(2)"))
 	r := f.step(t, Request{})

@@ -21,6 +21,7 @@ const formBatch = "<Thought>I fill the form and send it.</Thought>\n<Actions>\ns
 var formParts = []string{`setValue(1, "Ada")`, `setValue(2, "ada@example.com")`, `setValue(4, "hunter2")`, "click(5)", "click(6)"}
 
 func TestBatchAnswer(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		capable     bool
@@ -31,6 +32,7 @@ func TestBatchAnswer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			f.llm.Reply(formBatch)
 			r := f.step(t, Request{DOM: formDOM, Query: "send the contact form", Batch: tt.capable})
@@ -64,6 +66,7 @@ func TestBatchAnswer(t *testing.T) {
 }
 
 func TestBatchRulesGetACorrectiveRetry(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, batch, wantErr string
 	}{
@@ -73,6 +76,7 @@ func TestBatchRulesGetACorrectiveRetry(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			f.llm.Reply("<Thought>t</Thought>" + tt.batch)
 			f.llm.Reply("<Thought>t</Thought><Actions>\nsetValue(1, \"Ada\")\nclick(6)\n</Actions>")
@@ -92,6 +96,7 @@ func TestBatchRulesGetACorrectiveRetry(t *testing.T) {
 }
 
 func TestBatchOutcomesReachThePromptAndTheRecords(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		results []tasks.ActionResult
@@ -110,6 +115,7 @@ func TestBatchOutcomesReachThePromptAndTheRecords(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			f.llm.Reply(formBatch)
 			f.llm.Reply(reply("I look again.", "wait(1)"))
@@ -141,6 +147,7 @@ func TestBatchOutcomesReachThePromptAndTheRecords(t *testing.T) {
 }
 
 func TestBatchReplayReturnsTheWholeAnswer(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.Reply(formBatch)
 	req := Request{DOM: formDOM, Query: "send the contact form", Batch: true, IdempotencyKey: "batch-1", RequestHash: "h"}
@@ -155,6 +162,7 @@ func TestBatchReplayReturnsTheWholeAnswer(t *testing.T) {
 }
 
 func TestBatchSecretsInTheClientsEchoAreMasked(t *testing.T) {
+	t.Parallel()
 	last := &tasks.Brief{Action: formParts[0], Actions: []string{formParts[0], `setValue(4, "••••••")`}}
 	r := &tasks.Report{Status: "failure", Error: &tasks.ActionError{Action: `setValue(4, "hunter2")`, Message: "rejected"}, Results: []tasks.ActionResult{
 		{Action: formParts[0], Status: "success"},
@@ -173,6 +181,7 @@ func TestBatchSecretsInTheClientsEchoAreMasked(t *testing.T) {
 }
 
 func TestLoopGuardSeesEveryPart(t *testing.T) {
+	t.Parallel()
 	mem := &tasks.Memory{Recent: []tasks.Brief{
 		{Action: "click(6)", Fingerprint: "other page"},
 		{Action: formParts[0], Actions: []string{formParts[0], "click(5)"}, Fingerprint: "fp"},
@@ -185,6 +194,7 @@ func TestLoopGuardSeesEveryPart(t *testing.T) {
 }
 
 func TestLastActionResults(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", MaxErrorMessage+1)
 	tests := []struct {
 		name       string
@@ -235,6 +245,7 @@ const payForm = `<form><h1>Checkout</h1><input id="1" placeholder="Name on card"
 // click sends nothing and asks; the approval lets the same batch through whole; autonomous mode
 // sends it as the model wrote it.
 func TestCarefulModeCutsABatchBeforeAHeldAction(t *testing.T) {
+	t.Parallel()
 	batch := "<Thought>I fill in the card details and pay.</Thought><Actions>\nsetValue(1, \"Ada Lovelace\")\nsetValue(2, \"N1 9GU\")\nclick(3)\n</Actions>"
 	want := []string{`setValue(1, "Ada Lovelace")`, `setValue(2, "N1 9GU")`, "click(3)"}
 	req := func(mode string) Request {

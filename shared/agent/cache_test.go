@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/actioncache"
 	"github.com/screenagent/backend/shared/actioncache/cachedb"
@@ -37,9 +38,13 @@ func bookRun(base int) []pageStep {
 	}
 }
 
+// TestMain: the cache tests keep their entries in DynamoDB Local.
+func TestMain(m *testing.M) { dynamotest.Main(m) }
+
 func (f *fixture) withCache(t *testing.T) *cachedb.Store {
 	t.Helper()
-	store := cachedb.New(f.db.Client, f.db.Tables["TasksTable"])
+	db := dynamotest.New(t)
+	store := cachedb.New(db.Client, db.Tables["TasksTable"])
 	f.engine.Cache = &actioncache.Cache{Store: store}
 	return store
 }

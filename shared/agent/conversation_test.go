@@ -11,6 +11,7 @@ import (
 )
 
 func TestTheUsersAnswerReachesThePrompt(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.Reply(reply("I need your shoe size.", `askUser("What shoe size do you wear?")`))
 	f.llm.Reply(reply("Size 42 it is.", `setValue(1, "wool socks 42")`))
@@ -66,6 +67,7 @@ func TestTheUsersAnswerReachesThePrompt(t *testing.T) {
 }
 
 func TestFinishCarriesTheAnswer(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.Reply(reply("The price is shown next to the socks.", `finish("The wool socks cost $10.99")`))
 	r := f.step(t, Request{})
@@ -86,6 +88,7 @@ func TestFinishCarriesTheAnswer(t *testing.T) {
 const loginDOM = `<form><input id="5" type="email" value="ada@example.com"/><input id="6" type="password"/><button id="7">Sign in</button><p>Invalid credentials</p></form>`
 
 func TestLoopGuard(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.SetDefault(reply("Signing in.", "click(7)"))
 	r1 := f.step(t, Request{DOM: loginDOM})
@@ -114,6 +117,7 @@ func TestLoopGuard(t *testing.T) {
 }
 
 func TestAChangedPageIsNotALoop(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.SetDefault(reply("More products below.", `scroll("down")`))
 	dom := shopDOM
@@ -132,6 +136,7 @@ func TestAChangedPageIsNotALoop(t *testing.T) {
 }
 
 func TestVerificationIsNotAskedTwice(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.Reply(reply("Clicking the cart.", "click(3)"))
 	r := f.step(t, Request{})
@@ -148,6 +153,7 @@ func TestVerificationIsNotAskedTwice(t *testing.T) {
 }
 
 func TestClientTextIsEscaped(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.Reply(reply("Clicking.", "click(3)"))
 	r := f.step(t, Request{})
@@ -169,6 +175,7 @@ func TestClientTextIsEscaped(t *testing.T) {
 }
 
 func TestPasswordsAreStoredMasked(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.Reply(reply("Typing the password you gave me.", `setValue(6, "hunter2")`))
 	r := f.step(t, Request{DOM: loginDOM, Debug: true})
@@ -188,6 +195,7 @@ func TestPasswordsAreStoredMasked(t *testing.T) {
 }
 
 func TestNewElementsAreMarkedAndSecretsNeverReachThePrompt(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.SetDefault(reply("Looking.", "click(2)"))
 	r := f.step(t, Request{})

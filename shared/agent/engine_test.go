@@ -10,21 +10,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/accounts"
-	"github.com/screenagent/backend/shared/agent/agentdb"
+	"github.com/screenagent/backend/shared/agent/agenttest"
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/chat"
-	"github.com/screenagent/backend/shared/chat/chatdb"
 	"github.com/screenagent/backend/shared/knowledge"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/tasks"
-	"github.com/screenagent/backend/shared/tasks/tasksdb"
 	"github.com/screenagent/backend/shared/tokens"
 )
-
-func TestMain(m *testing.M) { dynamotest.Main(m) }
 
 // fixedKnowledge is a retriever with a set answer (the knowledge service has its own tests).
 type fixedKnowledge struct{ result knowledge.Result }
@@ -33,17 +28,17 @@ func (f fixedKnowledge) Resolve(context.Context, string, string, string) (knowle
 	return f.result, nil
 }
 
+// fixture is an engine on in-memory stores (agenttest, held to the DynamoDB stores' contract by
+// agentdb's tests) and a fake model server; fixtures share nothing, so tests run in parallel.
 type fixture struct {
 	engine *Engine
 	llm    *llmtest.Server
-	tasks  *tasksdb.Store
-	chat   *chatdb.Store
-	db     *dynamotest.DB
+	tasks  *agenttest.Tasks
+	chat   *agenttest.Chat
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	db := dynamotest.New(t)
 	fake := llmtest.New(t)
 	client, err := provider.New(provider.Options{BaseURL: fake.URL(), Model: "test-model", APIKey: "test-key", Backoff: time.Millisecond})
 	if err != nil {
@@ -51,12 +46,11 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f := &fixture{
 		llm:   fake,
-		db:    db,
-		tasks: tasksdb.New(db.Client, db.Tables["TasksTable"], tasks.DefaultRetention),
-		chat:  chatdb.New(db.Client, db.Tables["SessionsTable"], db.Tables["MessagesTable"], chat.DefaultRetention()),
+		tasks: agenttest.NewTasks(tasks.DefaultRetention),
+		chat:  agenttest.NewChat(chat.DefaultRetention()),
 	}
 	f.engine = &Engine{
-		Tasks: f.tasks, Chat: f.chat, Commit: &agentdb.Writer{Tasks: f.tasks, Chat: f.chat, DB: db.Client}, LLM: client, Model: "test-model",
+		Tasks: f.tasks, Chat: f.chat, Commit: &agenttest.Writer{Tasks: f.tasks, Chat: f.chat}, LLM: client, Model: "test-model",
 		Knowledge: fixedKnowledge{knowledge.Result{Chunks: []knowledge.Chunk{}, Citations: []knowledge.Citation{}}},
 	}
 	return f
@@ -92,6 +86,7 @@ func (f *fixture) step(t *testing.T, req Request) Response {
 }
 
 func TestThreeStepTask(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	// A running task's provisional lifetime shorter than a finished one's shows the alignment below.
 	f.tasks.Retention.Active = 24 * time.Hour
@@ -146,6 +141,7 @@ func TestThreeStepTask(t *testing.T) {
 }
 
 func TestTaskErrors(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.SetDefault(reply("Clicking.", "click(2)"))
 	r := f.step(t, Request{})
@@ -172,6 +168,7 @@ func TestTaskErrors(t *testing.T) {
 }
 
 func TestMaxSteps(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.engine.MaxSteps = 2
 	f.llm.SetDefault(reply("Clicking.", "click(2)"))
@@ -192,6 +189,7 @@ func TestMaxSteps(t *testing.T) {
 }
 
 func TestIdempotentRetry(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.SetDefault(reply("Clicking.", "click(2)"))
 	req := Request{IdempotencyKey: "key-1", RequestHash: "hash-1"}
@@ -212,6 +210,7 @@ func TestIdempotentRetry(t *testing.T) {
 }
 
 func TestHugeDOMFitsTheBudget(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	var b strings.Builder
 	for i := 0; b.Len() < 499_800; i++ {
@@ -234,6 +233,7 @@ func TestHugeDOMFitsTheBudget(t *testing.T) {
 }
 
 func TestCorrectiveRetry(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name       string
 		replies    []string
@@ -247,6 +247,7 @@ func TestCorrectiveRetry(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			for _, r := range tc.replies {
 				f.llm.Reply(r)
@@ -267,6 +268,7 @@ func TestCorrectiveRetry(t *testing.T) {
 }
 
 func TestLLMFailures(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.Reply(reply("Clicking.", "click(2)"))
 	r := f.step(t, Request{})
@@ -302,6 +304,7 @@ func TestLLMFailures(t *testing.T) {
 }
 
 func TestReportedFailure(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.Reply(reply("Clicking the cart.", "click(3)"))
 	r := f.step(t, Request{})
@@ -325,6 +328,7 @@ func TestReportedFailure(t *testing.T) {
 }
 
 func TestNeedsUserInput(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.Reply(reply("I need your shoe size.", `askUser("What shoe size do you wear?")`))
 	r := f.step(t, Request{})
@@ -338,6 +342,7 @@ func TestNeedsUserInput(t *testing.T) {
 }
 
 func TestKnowledgeReachesOnlyThePrompt(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.engine.Knowledge = fixedKnowledge{knowledge.Result{
 		HasOrgKnowledge: true,

@@ -46,6 +46,7 @@ func (r *recorder) take() ([]realtime.Topic, []realtime.Event, []int) {
 }
 
 func TestStepEvents(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	rec := &recorder{calls: func() int { return len(f.llm.Requests()) }}
 	f.engine.Events = rec
@@ -93,6 +94,7 @@ func TestStepEvents(t *testing.T) {
 }
 
 func TestStepEventsAskingTheUser(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	rec := &recorder{calls: func() int { return 0 }}
 	f.engine.Events = rec

@@ -11,20 +11,19 @@ import (
 	"github.com/screenagent/backend/shared/fakeclock"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/tasks"
-	"github.com/screenagent/backend/shared/tasks/tasksdb"
 )
 
 // barrierLeases holds every LeaseTask until n have arrived, so that concurrent steps have all
 // read the task before any of them takes the lease: a real race, not a sequence.
 type barrierLeases struct {
-	*tasksdb.Store
+	TaskStore
 	arrived *sync.WaitGroup
 }
 
 func (b barrierLeases) LeaseTask(ctx context.Context, task tasks.Task, leaseID string, until time.Time) error {
 	b.arrived.Done()
 	b.arrived.Wait()
-	return b.Store.LeaseTask(ctx, task, leaseID, until)
+	return b.TaskStore.LeaseTask(ctx, task, leaseID, until)
 }
 
 // keyLookups counts the Idempotency-Key lookups and closes looked once n were made: then the
@@ -63,13 +62,14 @@ func (f *fixture) interactAll(reqs []Request) ([]Response, []error) {
 // TestConcurrentStepsMakeOneLLMCallPerStoredStep: of 20 concurrent steps on one task, one is
 // stored and only it calls the LLM; the others get ErrConflict before any call.
 func TestConcurrentStepsMakeOneLLMCallPerStoredStep(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.SetDefault(reply("Clicking.", "click(2)"))
 	r := f.step(t, Request{})
 	const n = 20
 	var arrived sync.WaitGroup
 	arrived.Add(n)
-	f.engine.Tasks = barrierLeases{Store: f.tasks, arrived: &arrived}
+	f.engine.Tasks = barrierLeases{TaskStore: f.tasks, arrived: &arrived}
 	reqs := make([]Request, n)
 	for i := range reqs {
 		reqs[i] = Request{Identity: alice, TaskID: r.TaskID, URL: "https://shop.example/", Query: "find wool socks", DOM: shopDOM}
@@ -104,6 +104,7 @@ func TestConcurrentStepsMakeOneLLMCallPerStoredStep(t *testing.T) {
 // Idempotency-Key, make one LLM call and all get its response, for a new task and a step of an
 // existing one.
 func TestConcurrentRetriesWithOneKey(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.SetDefault(reply("Clicking.", "click(2)"))
 	existing := f.step(t, Request{})
@@ -151,6 +152,7 @@ func (c clockedLookups) GetIdempotency(ctx context.Context, tenantID, key string
 // without calling the LLM, after looking for the twin's response more than once; another member
 // using the same key is not the same request.
 func TestRetryWaitsOnlyBriefly(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.SetDefault(reply("Clicking.", "click(2)"))
 	clock := fakeclock.New(time.Now())
@@ -178,6 +180,7 @@ func TestRetryWaitsOnlyBriefly(t *testing.T) {
 // TestFailedStepReleasesWhatItHeld: an LLM failure leaves neither the task leased nor the key
 // claimed, so the retry goes on at once.
 func TestFailedStepReleasesWhatItHeld(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.Reply(reply("Clicking.", "click(2)"))
 	r := f.step(t, Request{})

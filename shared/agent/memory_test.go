@@ -11,6 +11,7 @@ import (
 )
 
 func TestTakeInHearsEachAnswer(t *testing.T) {
+	t.Parallel()
 	const task = "Buy the headphones"
 	answered := []tasks.UserMessage{{Text: "Yes, go ahead.", Question: "Proceed to checkout?"}}
 	cases := []struct {
@@ -51,6 +52,7 @@ func TestTakeInHearsEachAnswer(t *testing.T) {
 // or into an answer, needs it in clear until the step that types it; after that step no prompt
 // shows it, and no step or message keeps the answer's (the task's text stays as written).
 func TestPasswordsGivenInWordsAreForgottenOnceTyped(t *testing.T) {
+	t.Parallel()
 	const first, second = "s3cret-pass-1", "n3w-pass-22"
 	f := newFixture(t)
 	f.llm.Reply(reply("I type the password from the task.", `setValue(6, "`+first+`")`))
@@ -99,6 +101,7 @@ func TestPasswordsGivenInWordsAreForgottenOnceTyped(t *testing.T) {
 }
 
 func TestStoredActionMasksOnlyValues(t *testing.T) {
+	t.Parallel()
 	pg := page.Parse(`<form><input id="1" name="user"/><input id="2" type="password" name="pw"/></form>`)
 	cases := []struct{ name, action, want string }{
 		{"a value typed into a secret field is masked", `setValue(2, "hunter2")`, `setValue(2, "` + maskedValue + `")`},

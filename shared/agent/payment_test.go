@@ -20,6 +20,7 @@ const checkoutDOM = `<div><h1>Your basket</h1><p>Wool socks, 2 pairs</p>` +
 // same click passes, another payment click is held again, and a wrong or stale id is refused.
 // Autonomous mode, the default, sends the click as before.
 func TestCarefulModeHoldsPayments(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	careful := func(req Request) Request {
@@ -75,6 +76,7 @@ func TestCarefulModeHoldsPayments(t *testing.T) {
 // TestPaymentBlock: the model's own <Payment>yes</Payment>, in the same reply, holds an action the
 // gate's words let through; one LLM call decides the step.
 func TestPaymentBlock(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.Reply(reply("Searching.", "click(2)") + "\n<Payment>yes</Payment>")
 	r := f.step(t, Request{Mode: ModeCareful})
@@ -96,6 +98,7 @@ func (g tenantGate) GateSettings(context.Context, string) (accounts.GateSettings
 // TestTenantWordsOnInteract: in careful mode a tenant's own words hold an action the built-in
 // rules let through; settings that cannot be read fail the step before any LLM call.
 func TestTenantWordsOnInteract(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	dom := `<div><button id="7">Approve invoice</button></div>`
 	f.engine.Gate = tenantGate{settings: accounts.GateSettings{Words: []string{"Approve invoice"}}}

@@ -11,6 +11,7 @@ import (
 const peopleDOM = `<table><tr><td>Marisol Vega</td><td>Chief Executive Officer</td></tr></table><a id="1" href="https://crm.example/">CRM</a>`
 
 func TestPlanIsKeptAdvancedAndShown(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.Reply("<Plan>\n1. Search for wool socks\n2. Open the cart\n3. Check out\n</Plan>\n" + reply("Searching first.", `setValue(1, "wool socks")`))
 	r1 := f.step(t, Request{})
@@ -36,6 +37,7 @@ func TestPlanIsKeptAdvancedAndShown(t *testing.T) {
 }
 
 func TestExpectedOutcomeIsVerifiedOnTheNextPage(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name        string
 		nextURL     string
@@ -49,6 +51,7 @@ func TestExpectedOutcomeIsVerifiedOnTheNextPage(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			f.llm.Reply("<Expect>url contains \"/cart\"; text \"Added to cart\" appears</Expect>\n" + reply("Opening the cart.", "click(3)"))
 			r1 := f.step(t, Request{})
@@ -72,6 +75,7 @@ func TestExpectedOutcomeIsVerifiedOnTheNextPage(t *testing.T) {
 }
 
 func TestTheModelsEvaluationDecidesWhenNothingWasPredicted(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.Reply(reply("Clicking.", "click(2)"))
 	r1 := f.step(t, Request{})
@@ -86,6 +90,7 @@ func TestTheModelsEvaluationDecidesWhenNothingWasPredicted(t *testing.T) {
 }
 
 func TestValuesCarryAcrossPages(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	// The SERVER tool runs inside the request; the model is asked again and acts on the page.
 	f.llm.Reply(reply("Marisol's title is on this row.", `extractValue("title", "Chief Executive Officer")`))
@@ -126,6 +131,7 @@ func TestValuesCarryAcrossPages(t *testing.T) {
 }
 
 func TestBranching(t *testing.T) {
+	t.Parallel()
 	plan := "<Plan>\n1. Open the company page\n2. IF the company is a software company THEN continue ELSE stop\n3. Add it to the list\n</Plan>\n"
 	cases := []struct {
 		name, branch, action, wantAction, wantTaken, wantStatus string
@@ -136,6 +142,7 @@ func TestBranching(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			f.llm.Reply(plan + reply("Opening.", "click(3)"))
 			r1 := f.step(t, Request{})
@@ -152,6 +159,7 @@ func TestBranching(t *testing.T) {
 }
 
 func TestParsePlanAndExpectation(t *testing.T) {
+	t.Parallel()
 	steps := parsePlan("Plan:\n1. Log in\n- IF the cart is empty THEN stop ELSE step 4\n* Pay\nnot a step")
 	if len(steps) != 3 || steps[1].OnTrue != tasks.BranchStop || steps[1].OnFalse != "step 4" || steps[2].Description != "Pay" {
 		t.Errorf("parsePlan = %+v", steps)
@@ -166,6 +174,7 @@ func TestParsePlanAndExpectation(t *testing.T) {
 }
 
 func TestAFailedLoginIsHandedToTheUser(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	login := `<h1>Sign in</h1><form><input id="5" type="email"/><input id="6" type="password"/><button id="7">Sign in</button></form>`
 	failed := `<h1>Sign in</h1><p role="alert">Invalid email or password.</p><form><input id="5" type="email"/><input id="6" type="password"/><button id="7">Sign in</button></form>`
@@ -189,6 +198,7 @@ func TestAFailedLoginIsHandedToTheUser(t *testing.T) {
 }
 
 func TestACookieBannerIsClosedBeforeTheTarget(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	dom := `<div role="dialog" aria-modal="true" aria-label="Cookie settings"><p>We use cookies to improve your experience.</p><button id="20">Accept all</button><button id="21">Reject all</button></div>` + shopDOM
 	f.llm.Reply(reply("Searching.", "click(2)"))
@@ -213,6 +223,7 @@ func TestACookieBannerIsClosedBeforeTheTarget(t *testing.T) {
 }
 
 func TestRecordsAreStoredWithTheStep(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.Reply("<Plan>\n1. Open the cart\n</Plan>\n<Expect>url contains \"/cart\"</Expect>\n" + reply("Opening the cart.", "click(3)"))
 	r := f.step(t, Request{})

@@ -22,6 +22,7 @@ func withSearch(t *testing.T, f *fixture) *searchtest.Server {
 }
 
 func TestGoogleSearchRunsOnTheServerWithinTheStep(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	fake := withSearch(t, f)
 	fake.Add("Dune first edition year",
@@ -44,6 +45,7 @@ func TestGoogleSearchRunsOnTheServerWithinTheStep(t *testing.T) {
 }
 
 func TestAFailedSearchNeverFailsTheStep(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	fake := withSearch(t, f)
 	fake.Fail(500)
@@ -62,6 +64,7 @@ func TestAFailedSearchNeverFailsTheStep(t *testing.T) {
 }
 
 func TestSearchResultsStayInTheTasksContext(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	fake := withSearch(t, f)
 	fake.Add("wool sock sizes", searchtest.Result{Title: "Size chart", URL: "https://shop.example/sizes", Content: "EU 42 is size L.", Score: 0.8})

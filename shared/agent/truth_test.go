@@ -16,6 +16,7 @@ import (
 // that the page contradicted.
 
 func TestVerificationTellsTheTruth(t *testing.T) {
+	t.Parallel()
 	const form = `<form><h1>Your details</h1><input id="1" name="zip"/><button id="2">Continue</button></form>`
 	tests := []struct {
 		name              string
@@ -111,6 +112,7 @@ func TestVerificationTellsTheTruth(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			f.llm.Reply("<Expect>" + tc.expect + "</Expect>\n" + reply("Going on.", "click(2)"))
 			r1 := f.step(t, Request{DOM: tc.firstDOM})
@@ -142,6 +144,7 @@ func TestVerificationTellsTheTruth(t *testing.T) {
 }
 
 func TestRepeatWarningsOnlyOnAnUnchangedPage(t *testing.T) {
+	t.Parallel()
 	const list = `<ul><li>Hotel Bellevue <a id="12" href="/h/1">Details</a></li><li>Hotel Central <a id="13" href="/h/2">Details</a></li></ul>`
 	type visit struct{ url, dom, action string }
 	tests := []struct {
@@ -172,6 +175,7 @@ func TestRepeatWarningsOnlyOnAnUnchangedPage(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			var taskID string
 			for i, v := range tc.visits {
@@ -203,6 +207,7 @@ func TestRepeatWarningsOnlyOnAnUnchangedPage(t *testing.T) {
 
 // A failure followed by an action the server verified needs no extra verifySuccess step.
 func TestAVerifiedStepAnswersAnEarlierFailure(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.Reply(reply("Opening the cart.", "click(3)"))
 	r := f.step(t, Request{})
@@ -219,6 +224,7 @@ func TestAVerifiedStepAnswersAnEarlierFailure(t *testing.T) {
 }
 
 func TestThePromptStatesLocalTimeStepsAndTheURLAsTheyAre(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.engine.Now = func() time.Time { return time.Date(2026, 11, 28, 16, 23, 0, 0, time.UTC) }
 	clock, err := usertime.Parse("America/New_York", "en-US")
@@ -246,6 +252,7 @@ func TestThePromptStatesLocalTimeStepsAndTheURLAsTheyAre(t *testing.T) {
 }
 
 func TestTimezoneAndLocaleAreChecked(t *testing.T) {
+	t.Parallel()
 	url, query, dom := "https://a.example/", "q", "<p>x</p>"
 	for _, tc := range []struct{ tz, locale, field string }{{"Atlantis/Capital", "", "timezone"}, {"", "en US", "locale"}} {
 		_, err := NewRequest(Input{URL: &url, Query: &query, DOM: &dom, Timezone: tc.tz, Locale: tc.locale})
@@ -259,6 +266,7 @@ func TestTimezoneAndLocaleAreChecked(t *testing.T) {
 // A plan made in the reply that asked for a googleSearch survives the search: the next prompt
 // shows it, and the search is said with the step that followed it.
 func TestThePlanSurvivesAServerTool(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	fake := withSearch(t, f)
 	fake.Add("wool sock sizes", searchtest.Result{Title: "Sizes", URL: "https://socks.example/sizes", Content: "Size 42 is L.", Score: 0.9})
@@ -280,6 +288,7 @@ func TestThePlanSurvivesAServerTool(t *testing.T) {
 // step current, not the step just verified or the question just answered. An outcome that failed
 // or an action the server replaced leaves the step current.
 func TestThePlanAdvancesWhenAStepsOutcomeIsReached(t *testing.T) {
+	t.Parallel()
 	const plan = "<Plan>1. Search for the socks\n2. Open the first result\n3. Add it to the cart</Plan>\n"
 	for _, tc := range []struct {
 		name          string
@@ -315,6 +324,7 @@ func TestThePlanAdvancesWhenAStepsOutcomeIsReached(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			f.llm.Reply(tc.first)
 			f.llm.Reply(reply("Next.", "scroll(\"down\")"))
@@ -337,6 +347,7 @@ func TestThePlanAdvancesWhenAStepsOutcomeIsReached(t *testing.T) {
 }
 
 func TestPlanStepsCanBeSkippedAndGoneBackTo(t *testing.T) {
+	t.Parallel()
 	mem := &tasks.Memory{}
 	updatePlan(mem, map[string]string{"Plan": "1. Open the form\n2. Ask the user for the date\n3. Fill the date\n4. Submit"})
 	updatePlan(mem, map[string]string{"Step": "4 (skipped 2, 3)"})
@@ -375,6 +386,7 @@ func FuzzParseExpectation(f *testing.F) {
 }
 
 func TestAlternativesAreSplitOutsideQuotes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		text string
 		want []string // each alternative's checks, as "appears:…", "gone:…", "url:…", "changes"
@@ -413,6 +425,7 @@ func TestAlternativesAreSplitOutsideQuotes(t *testing.T) {
 // The prompt says what the payment gate does before the model acts, and names only the elements
 // the gate would hold; autonomous mode holds nothing and says nothing of it.
 func TestTheGateIsExplainedBeforeTheActionAndOnlyWhereItHolds(t *testing.T) {
+	t.Parallel()
 	const plans = `<h1>Choose your plan</h1><a id="1" href="/free">Read the free articles</a><button id="2">Subscribe for $5/month</button><button id="3">Compare plans</button>`
 	tests := []struct {
 		name, mode, url, dom  string
@@ -431,6 +444,7 @@ func TestTheGateIsExplainedBeforeTheActionAndOnlyWhereItHolds(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			f.llm.Reply(reply("Looking.", `scroll("down")`))
 			f.step(t, Request{URL: tc.url, DOM: tc.dom, Mode: tc.mode})
@@ -458,6 +472,7 @@ func TestTheGateIsExplainedBeforeTheActionAndOnlyWhereItHolds(t *testing.T) {
 // and asked about, a failed login the server handed to the user. The model is never told it
 // asked a question it did not ask.
 func TestTheServersChoicesAreSaidToBeTheServers(t *testing.T) {
+	t.Parallel()
 	careful := func(req Request) Request {
 		req.Mode, req.DOM, req.URL = ModeCareful, `<h1>Basket</h1><p>Total: $49.00</p><button id="3">Pay $49.00</button>`, "https://shop.example/basket"
 		if req.Query == "" {
@@ -477,6 +492,7 @@ func TestTheServersChoicesAreSaidToBeTheServers(t *testing.T) {
 		}, []string{`- The server asked: "⚠️ Security check`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			f.llm.Reply(reply("I'll pay.", "click(3)"))
 			held := f.step(t, careful(Request{}))
@@ -494,6 +510,7 @@ func TestTheServersChoicesAreSaidToBeTheServers(t *testing.T) {
 		})
 	}
 	t.Run("a failed login", func(t *testing.T) {
+		t.Parallel()
 		f := newFixture(t)
 		login := `<h1>Sign in</h1><form><input id="5" type="email"/><input id="6" type="password"/><button id="7">Sign in</button></form>`
 		failed := `<h1>Sign in</h1><p role="alert">Invalid email or password.</p><form><input id="5" type="email"/><input id="6" type="password"/><button id="7">Sign in</button></form>`
@@ -513,6 +530,7 @@ func TestTheServersChoicesAreSaidToBeTheServers(t *testing.T) {
 
 // A verifySuccess the server cannot check is said to be undecided, not merely "succeeded".
 func TestAnUncheckableVerifySuccessIsUndecided(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.llm.Reply(reply("Checking.", `verifySuccess("the socks are in the cart")`))
 	r := f.step(t, Request{})
@@ -527,6 +545,7 @@ func TestAnUncheckableVerifySuccessIsUndecided(t *testing.T) {
 // TestAFailedBatchIsNamedWhole: the note after a batch whose outcome failed names the batch's
 // actions, not only its first (the expectation was for the batch as a whole).
 func TestAFailedBatchIsNamedWhole(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	dom := `<form><input id="1" name="email"/><button id="2">Subscribe</button></form>`
 	f.llm.Reply("<Thought>I subscribe.</Thought>\n<Actions>\nsetValue(1, \"ada@example.com\")\nclick(2)\n</Actions>\n<Expect>url contains \"/thanks\"</Expect>")

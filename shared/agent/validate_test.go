@@ -10,6 +10,7 @@ import (
 )
 
 func TestNewRequestRejectsWithTheContractsWords(t *testing.T) {
+	t.Parallel()
 	str := func(s string) *string { return &s }
 	ok := Input{URL: str("https://a.example/x"), Query: str("buy"), DOM: str("<button id=\"1\">Buy</button>")}
 	tests := []struct {
