@@ -197,3 +197,16 @@ func TestOnlyStoresTagStorage(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineTestsNeedNoDynamoDB keeps the engines' and the action cache's tests on in-memory stores
+// (agenttest, runstest, cachetest), which the store packages hold to the DynamoDB stores with
+// contract tests: those tests then run in seconds, without Java or DynamoDB Local.
+func TestEngineTestsNeedNoDynamoDB(t *testing.T) {
+	for _, p := range packages(t, "-deps", "-test", "./shared/agent", "./shared/runs", "./shared/actioncache") {
+		// A package compiled for a test is listed as "path [pkg.test]".
+		path, _, _ := strings.Cut(p.ImportPath, " ")
+		if store(path) || path == "infra/dynamotest" {
+			t.Errorf("the engines' tests link %s: test them on the in-memory stores", path)
+		}
+	}
+}

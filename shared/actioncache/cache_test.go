@@ -10,13 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/actioncache"
-	"github.com/screenagent/backend/shared/actioncache/cachedb"
+	"github.com/screenagent/backend/shared/actioncache/cachetest"
 	"github.com/screenagent/backend/shared/agent/page"
 )
-
-func TestMain(m *testing.M) { dynamotest.Main(m) }
 
 const (
 	task     = "Open the settings and turn on dark mode"
@@ -31,11 +28,11 @@ type clock struct{ now time.Time }
 
 func (c *clock) Now() time.Time { return c.now }
 
-func newCache(t *testing.T) (*actioncache.Cache, *cachedb.Store, *clock) {
+// newCache is a cache on an in-memory store (cachetest, held to cachedb's behaviour by cachedb's tests).
+func newCache(t *testing.T) (*actioncache.Cache, *cachetest.Store, *clock) {
 	t.Helper()
-	db := dynamotest.New(t)
 	c := &clock{now: time.Now().UTC()}
-	store := cachedb.New(db.Client, db.Tables["TasksTable"])
+	store := cachetest.New()
 	store.Now = c.Now
 	return &actioncache.Cache{Store: store, TTL: time.Hour, Now: c.Now}, store, c
 }

@@ -6,10 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/actioncache"
-	"github.com/screenagent/backend/shared/actioncache/cachedb"
+	"github.com/screenagent/backend/shared/actioncache/cachetest"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/trust"
 )
@@ -38,13 +37,9 @@ func bookRun(base int) []pageStep {
 	}
 }
 
-// TestMain: the cache tests keep their entries in DynamoDB Local.
-func TestMain(m *testing.M) { dynamotest.Main(m) }
-
-func (f *fixture) withCache(t *testing.T) *cachedb.Store {
+func (f *fixture) withCache(t *testing.T) *cachetest.Store {
 	t.Helper()
-	db := dynamotest.New(t)
-	store := cachedb.New(db.Client, db.Tables["TasksTable"])
+	store := cachetest.New()
 	f.engine.Cache = &actioncache.Cache{Store: store}
 	return store
 }

@@ -5,9 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/actioncache"
-	"github.com/screenagent/backend/shared/actioncache/cachedb"
+	"github.com/screenagent/backend/shared/actioncache/cachetest"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/llm/provider"
 	"github.com/screenagent/backend/shared/runs"
@@ -17,14 +16,13 @@ import (
 
 func newCachedFixture(t *testing.T) *fixture {
 	t.Helper()
-	db := dynamotest.New(t)
 	fake := llmtest.New(t)
 	client, err := provider.New(provider.Options{BaseURL: fake.URL(), Model: "test-model", APIKey: "test-key", Backoff: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	store := runstest.New(runs.DefaultRetention)
-	cache := &actioncache.Cache{Store: cachedb.New(db.Client, db.Tables["TasksTable"])}
+	cache := &actioncache.Cache{Store: cachetest.New()}
 	return &fixture{svc: &runs.Service{Store: store, LLM: client, Model: "test-model", Cache: cache}, store: store, llm: fake}
 }
 

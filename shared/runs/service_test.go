@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/screenagent/backend/infra/dynamotest"
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/llm/provider"
@@ -22,8 +21,6 @@ import (
 	"github.com/screenagent/backend/shared/trust/gate"
 	"github.com/screenagent/backend/shared/validation"
 )
-
-func TestMain(m *testing.M) { dynamotest.Main(m) }
 
 type fixture struct {
 	svc   *runs.Service
