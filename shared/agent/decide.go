@@ -96,56 +96,76 @@ const (
 // (extractValue) is run here and the model asked again, at most maxServerTools times and while
 // the deadline allows. Only a failed LLM call is an error.
 func (e *Engine) decide(ctx context.Context, q question) (decision, error) {
-	// A value extractValue stores is usable by the replies that follow within the step.
-	vars := maps.Clone(q.variables)
-	if vars == nil {
-		vars = map[string]string{}
-	}
 	llmCtx, cancel := llm.WithReserve(ctx, e.writeReserve(), 0)
 	defer cancel()
-	var lastErr error
-	d := decision{model: e.Model, sections: map[string]string{}}
-	parse := func(text string) (choice, error) {
-		r, batch, err := parseDecision(text, q.page, vars, q.secrets, q.pageURL, q.batch)
-		if err == nil {
-			err = checkLoops(batch, q.tried)
-		} else if vals := unparsedValues(text, q.page); len(vals) > 0 {
-			// The corrective retry, the debug entry and fail() quote the error: not the values.
-			d.unparsed = append(d.unparsed, vals...)
-			err = errors.New(new(trust.Secrets).With(d.unparsed...).Redact(err.Error()))
-		}
-		lastErr = err
-		return choice{r, batch}, err
-	}
-	minBudget := e.CorrectionMinBudget
-	if minBudget <= 0 {
-		minBudget = DefaultCorrectionMinBudget
-	}
+	c := newConversation(q, e.Model)
+	minBudget := e.correctionMinBudget()
 	msgs := []llm.Message{{Role: llm.RoleSystem, Content: q.system}, {Role: llm.RoleUser, Content: q.user}}
 	for round := 0; ; round++ {
-		p, err := llm.CompleteParsed(llmCtx, e.LLM, llm.Request{Messages: msgs, MaxTokens: maxReplyTokens}, parse, correctiveInstruction, minBudget)
-		d.count(p)
+		p, err := llm.CompleteParsed(llmCtx, e.LLM, llm.Request{Messages: msgs, MaxTokens: maxReplyTokens}, c.parse, correctiveInstruction, minBudget)
+		c.d.count(p)
 		if err != nil {
-			return d, err
+			return c.d, err
 		}
 		if !p.Valid {
-			return refused(d, p.ParseErrors[0], p.Reply, lastErr), nil
+			return refused(c.d, p.ParseErrors[0], p.Reply, c.lastErr), nil
 		}
 		// The blocks of a reply that asked for a SERVER tool (a plan made with a googleSearch)
 		// belong to the step as much as the final reply's, which override them.
-		maps.Copy(d.sections, p.Value.reply.Sections)
+		maps.Copy(c.d.sections, p.Value.reply.Sections)
 		a := p.Value.batch[0]
 		if a.Handler() != actions.Server {
-			return d.chose(p.Value), nil
+			return c.d.chose(p.Value), nil
 		}
-		result := e.runServerTool(llmCtx, a, q, vars, &d.learned)
-		d.serverTools = append(d.serverTools, a.String())
+		result := e.runServerTool(llmCtx, a, q, c.vars, &c.d.learned)
+		c.d.serverTools = append(c.d.serverTools, a.String())
 		if round+1 >= maxServerTools || !enoughTime(llmCtx, minBudget) {
-			return d.outOfTime(p.Value), nil
+			return c.d.outOfTime(p.Value), nil
 		}
 		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: p.Reply},
 			llm.Message{Role: llm.RoleUser, Content: "SERVER TOOL RESULT: " + result + "\nNow choose the next action on the page."})
 	}
+}
+
+// conversation is decide's state across the rounds of one step: the decision so far, the task's
+// values as the SERVER tools left them, and what was wrong with the last reply.
+type conversation struct {
+	q question
+	d decision
+	// vars starts as a copy of the task's values: a value extractValue stores is usable by the
+	// replies that follow within the step, and reaches the task only through d.learned.
+	vars    map[string]string
+	lastErr error
+}
+
+func newConversation(q question, model string) *conversation {
+	vars := maps.Clone(q.variables)
+	if vars == nil {
+		vars = map[string]string{}
+	}
+	return &conversation{q: q, d: decision{model: model, sections: map[string]string{}}, vars: vars}
+}
+
+// parse reads a reply and checks it against the page, the values and the loop guard.
+func (c *conversation) parse(text string) (choice, error) {
+	r, batch, err := parseDecision(text, c.q.page, c.vars, c.q.secrets, c.q.pageURL, c.q.batch)
+	if err == nil {
+		err = checkLoops(batch, c.q.tried)
+	} else if vals := unparsedValues(text, c.q.page); len(vals) > 0 {
+		// The corrective retry, the debug entry and fail() quote the error: not the values.
+		c.d.unparsed = append(c.d.unparsed, vals...)
+		err = errors.New(new(trust.Secrets).With(c.d.unparsed...).Redact(err.Error()))
+	}
+	c.lastErr = err
+	return choice{r, batch}, err
+}
+
+// correctionMinBudget is the time a corrective retry or another round needs to be worth asking.
+func (e *Engine) correctionMinBudget() time.Duration {
+	if e.CorrectionMinBudget <= 0 {
+		return DefaultCorrectionMinBudget
+	}
+	return e.CorrectionMinBudget
 }
 
 const correctiveInstruction = "Reply again with exactly one <Thought>…</Thought> and one <Action>…</Action> (the optional blocks may stay), using only the actions listed and element ids present on the current page."

@@ -61,42 +61,56 @@ func (e *Engine) claim(ctx context.Context, req Request) (*hold, Response, bool,
 	if req.IdempotencyKey == "" {
 		return h, Response{}, false, nil
 	}
-	var (
-		resp    Response
-		found   bool
-		claimed bool
-	)
+	k := &keyLook{e: e, req: req, h: h}
 	wait := replay.Wait{Max: replayWait, Poll: replayPoll, Reserve: e.writeReserve(), Now: e.now}
-	err := wait.Until(ctx, func(ctx context.Context) (bool, error) {
-		rec, err := e.Tasks.GetIdempotency(ctx, h.tenant, req.IdempotencyKey)
-		switch {
-		case errors.Is(err, tasks.ErrNotFound):
-			claimID := uuid.NewString()
-			err := e.Tasks.ClaimIdempotency(ctx, h.tenant, req.IdempotencyKey, req.RequestHash, claimID, e.now().Add(leaseDuration))
-			if err == nil {
-				h.key, h.claimID, claimed = req.IdempotencyKey, claimID, true
-				return true, nil
-			}
-			// A twin claimed it first: wait for its response.
-			return false, ignore(err, tasks.ErrIdempotencyRace)
-		case err != nil:
-			return true, err
-		case rec.RequestHash != req.RequestHash:
-			found = true
-			return true, ErrIdempotencyMismatch
-		case !rec.Pending:
-			resp, found, err = e.replay(ctx, h.tenant, req)
-			return true, err
-		}
-		return false, nil
-	})
+	err := wait.Until(ctx, k.look)
 	switch {
 	case errors.Is(err, replay.ErrInFlight):
 		return nil, Response{}, false, ErrConflict
-	case err != nil || !claimed:
-		return nil, resp, found, err
+	case err != nil || !k.claimed:
+		return nil, k.resp, k.found, err
 	}
 	return h, Response{}, false, nil
+}
+
+// keyLook is what claim's looks at the Idempotency-Key found: the stored response of an earlier
+// request with the key, or the claim this request made on it.
+type keyLook struct {
+	e   *Engine
+	req Request
+	h   *hold
+	// resp is the stored response (found); claimed: h now holds the key for this request.
+	resp           Response
+	found, claimed bool
+}
+
+// look reads the key's record once; done says whether waiting is over.
+func (k *keyLook) look(ctx context.Context) (done bool, err error) {
+	rec, err := k.e.Tasks.GetIdempotency(ctx, k.h.tenant, k.req.IdempotencyKey)
+	switch {
+	case errors.Is(err, tasks.ErrNotFound):
+		return k.take(ctx)
+	case err != nil:
+		return true, err
+	case rec.RequestHash != k.req.RequestHash:
+		k.found = true
+		return true, ErrIdempotencyMismatch
+	case !rec.Pending:
+		k.resp, k.found, err = k.e.replay(ctx, k.h.tenant, k.req)
+		return true, err
+	}
+	return false, nil
+}
+
+// take claims the unused key for this request; a twin that claimed it first is waited for.
+func (k *keyLook) take(ctx context.Context) (done bool, err error) {
+	claimID := uuid.NewString()
+	err = k.e.Tasks.ClaimIdempotency(ctx, k.h.tenant, k.req.IdempotencyKey, k.req.RequestHash, claimID, k.e.now().Add(leaseDuration))
+	if err != nil {
+		return false, ignore(err, tasks.ErrIdempotencyRace)
+	}
+	k.h.key, k.h.claimID, k.claimed = k.req.IdempotencyKey, claimID, true
+	return true, nil
 }
 
 // ignore is err unless it is target.

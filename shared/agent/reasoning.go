@@ -338,15 +338,8 @@ func verifyLast(mem *tasks.Memory, taskID, url, fp string, pg *page.Page, report
 	if last == nil {
 		return c
 	}
-	expected := mem.Expected
-	if actionName(last.Action) == "verifySuccess" {
-		// The check the model asked for is read like an expectation of the page it brings.
-		expected = nil
-		if a, err := actions.Parse(last.Action); err == nil {
-			text, _ := a.Text()
-			expected = parseExpectation(text)
-		}
-	} else if loopExempt[actionName(last.Action)] {
+	expected, exempt := expectationOf(last, mem.Expected)
+	if exempt {
 		return c
 	}
 	o := observe(last, url, fp, pg, mem.Page, report)
@@ -370,19 +363,38 @@ func verifyLast(mem *tasks.Memory, taskID, url, fp string, pg *page.Page, report
 		strategy, guidance := chooseCorrection(last, o, mem.Corrections)
 		mem.Corrections++
 		c.correction = &tasks.Correction{TaskID: taskID, StepIndex: last.Index, Strategy: strategy, Reason: strings.Join(evidence, "; "), FailedAction: last.Action, CreatedAt: now}
-		switch {
-		case report.Failed():
-			// The failure is said once, in the step's result; only the correction is added.
-			c.notes = append(c.notes, fmt.Sprintf("Correction (%s): %s", strategy, guidance))
-		case expected != nil && len(o.errors) == 0:
-			c.notes = append(c.notes, trust.Sentence(fmt.Sprintf("Verification of your last step (%s) failed: expected %s, but %s",
-				strings.Join(partsOf(*last), "; "), quote(expected.Description), strings.Join(evidence, "; ")))+fmt.Sprintf(" Correction (%s): %s", strategy, guidance))
-		default:
-			c.notes = append(c.notes, trust.Sentence(fmt.Sprintf("Verification of your last step (%s) failed: %s", strings.Join(partsOf(*last), "; "), strings.Join(evidence, "; ")))+
-				fmt.Sprintf(" Correction (%s): %s", strategy, guidance))
-		}
+		c.notes = append(c.notes, failureNote(*last, expected, evidence, o, report.Failed())+fmt.Sprintf("Correction (%s): %s", strategy, guidance))
 	}
 	return c
+}
+
+// expectationOf is what the last action should have brought about: its <Expect>, or for
+// verifySuccess the check the model asked for, read like an expectation. exempt: actions the loop
+// guard exempts (waiting, asking) are not verified.
+func expectationOf(last *tasks.Brief, expected *tasks.Expectation) (_ *tasks.Expectation, exempt bool) {
+	if actionName(last.Action) != "verifySuccess" {
+		return expected, loopExempt[actionName(last.Action)]
+	}
+	a, err := actions.Parse(last.Action)
+	if err != nil {
+		return nil, false
+	}
+	text, _ := a.Text()
+	return parseExpectation(text), false
+}
+
+// failureNote says what the failed verification found, ending with a space for the correction
+// that follows; "" when the client reported the failure (it is said once, in the step's result).
+func failureNote(last tasks.Brief, expected *tasks.Expectation, evidence []string, o observation, reportFailed bool) string {
+	switch {
+	case reportFailed:
+		return ""
+	case expected != nil && len(o.errors) == 0:
+		return trust.Sentence(fmt.Sprintf("Verification of your last step (%s) failed: expected %s, but %s",
+			strings.Join(partsOf(last), "; "), quote(expected.Description), strings.Join(evidence, "; "))) + " "
+	default:
+		return trust.Sentence(fmt.Sprintf("Verification of your last step (%s) failed: %s", strings.Join(partsOf(last), "; "), strings.Join(evidence, "; "))) + " "
+	}
 }
 
 // fold completes the verification with the model's own evaluation when the evidence could not

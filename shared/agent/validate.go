@@ -60,76 +60,31 @@ type Input struct {
 // NewRequest validates an interact request's body against the limits and returns the request it
 // makes: the query trimmed, the IDs lower-cased, the report on the last action read. The caller
 // adds the identity, the idempotency key and the debug flag. A rejection is a *validation.Error
-// naming the field.
+// naming the field; the fields are checked in the order below, so the first bad one is named.
 func NewRequest(in Input) (Request, error) {
-	switch {
-	case in.URL == nil || *in.URL == "":
-		return Request{}, invalid("url", "is required")
-	case len(*in.URL) > MaxURL:
-		return Request{}, tooLong("url", MaxURL)
+	if err := checkPage(in); err != nil {
+		return Request{}, err
 	}
-	u, err := url.Parse(*in.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Request{}, invalid("url", "must be an absolute http(s) URL")
-	}
-	if in.Query == nil || strings.TrimSpace(*in.Query) == "" {
-		return Request{}, invalid("query", "is required")
-	}
-	if utf8.RuneCountInString(*in.Query) > MaxQuery {
-		return Request{}, tooLong("query", MaxQuery)
-	}
-	if in.DOM == nil || strings.TrimSpace(*in.DOM) == "" {
-		return Request{}, invalid("dom", "is required")
-	}
-	if utf8.RuneCountInString(*in.DOM) > MaxDOM {
-		return Request{}, tooLong("dom", MaxDOM)
-	}
-	for _, f := range []struct{ name, value string }{{"taskId", in.TaskID}, {"sessionId", in.SessionID}} {
-		if f.value == "" {
-			continue
-		}
-		if parsed, err := uuid.Parse(f.value); err != nil || parsed.String() != strings.ToLower(f.value) {
-			return Request{}, invalid(f.name, "must be a UUID")
-		}
+	if err := checkIDs(in.TaskID, in.SessionID); err != nil {
+		return Request{}, err
 	}
 	batch, err := actionbatch.Declared(in.Capabilities)
 	if err != nil {
 		return Request{}, invalid("capabilities", err.Error())
 	}
-	status, lastErr, err := fromResults(in.LastActionStatus, in.LastActionError, in.LastActionResults)
+	report, err := readReport(in)
 	if err != nil {
 		return Request{}, err
-	}
-	report, err := validateReport(status, lastErr)
-	if err != nil {
-		return Request{}, err
-	}
-	if report != nil {
-		report.Results = in.LastActionResults
 	}
 	if err := ValidateVariables(in.ExtractedVariables); err != nil {
 		return Request{}, err
 	}
-	switch {
-	case in.Mode != "" && in.Mode != ModeCareful && in.Mode != ModeAutonomous:
-		return Request{}, invalid("mode", "must be careful or autonomous")
-	case len(in.ConfirmationID) > MaxConfirmationID:
-		return Request{}, tooLong("confirmationId", MaxConfirmationID)
-	case in.ConfirmationID != "" && in.TaskID == "":
-		return Request{}, invalid("confirmationId", "approves an action of a task: send it with the task's taskId")
+	if err := checkModeAndConfirmation(in); err != nil {
+		return Request{}, err
 	}
-	clock, err := usertime.Parse(in.Timezone, in.Locale)
-	switch {
-	case errors.Is(err, usertime.ErrTimezone):
-		return Request{}, invalid("timezone", err.Error())
-	case err != nil:
-		return Request{}, invalid("locale", err.Error())
-	}
-	var secrets []trust.NamedSecret
-	if in.SecretNames != nil {
-		if secrets, err = trust.ParseSecretNames("secretNames", in.SecretNames); err != nil {
-			return Request{}, err
-		}
+	clock, secrets, err := readUser(in)
+	if err != nil {
+		return Request{}, err
 	}
 	return Request{
 		Clock: clock,
@@ -139,6 +94,92 @@ func NewRequest(in Input) (Request, error) {
 		SecretNames: secrets,
 		NoCache:     in.Cache != nil && !*in.Cache,
 	}, nil
+}
+
+// checkPage checks what the client saw and was asked: the page's URL, the task and the DOM.
+func checkPage(in Input) error {
+	switch {
+	case in.URL == nil || *in.URL == "":
+		return invalid("url", "is required")
+	case len(*in.URL) > MaxURL:
+		return tooLong("url", MaxURL)
+	}
+	u, err := url.Parse(*in.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return invalid("url", "must be an absolute http(s) URL")
+	}
+	switch {
+	case in.Query == nil || strings.TrimSpace(*in.Query) == "":
+		return invalid("query", "is required")
+	case utf8.RuneCountInString(*in.Query) > MaxQuery:
+		return tooLong("query", MaxQuery)
+	case in.DOM == nil || strings.TrimSpace(*in.DOM) == "":
+		return invalid("dom", "is required")
+	case utf8.RuneCountInString(*in.DOM) > MaxDOM:
+		return tooLong("dom", MaxDOM)
+	}
+	return nil
+}
+
+// checkIDs checks the task and session IDs, when given: canonical UUIDs in either case.
+func checkIDs(taskID, sessionID string) error {
+	for _, f := range []struct{ name, value string }{{"taskId", taskID}, {"sessionId", sessionID}} {
+		if f.value == "" {
+			continue
+		}
+		if parsed, err := uuid.Parse(f.value); err != nil || parsed.String() != strings.ToLower(f.value) {
+			return invalid(f.name, "must be a UUID")
+		}
+	}
+	return nil
+}
+
+// readReport reads the client's report on its last action or batch; nil when it sent none.
+func readReport(in Input) (*tasks.Report, error) {
+	status, lastErr, err := fromResults(in.LastActionStatus, in.LastActionError, in.LastActionResults)
+	if err != nil {
+		return nil, err
+	}
+	report, err := validateReport(status, lastErr)
+	if err != nil {
+		return nil, err
+	}
+	if report != nil {
+		report.Results = in.LastActionResults
+	}
+	return report, nil
+}
+
+// checkModeAndConfirmation checks the mode and the confirmation that approves an action the gate held.
+func checkModeAndConfirmation(in Input) error {
+	switch {
+	case in.Mode != "" && in.Mode != ModeCareful && in.Mode != ModeAutonomous:
+		return invalid("mode", "must be careful or autonomous")
+	case len(in.ConfirmationID) > MaxConfirmationID:
+		return tooLong("confirmationId", MaxConfirmationID)
+	case in.ConfirmationID != "" && in.TaskID == "":
+		return invalid("confirmationId", "approves an action of a task: send it with the task's taskId")
+	}
+	return nil
+}
+
+// readUser reads the user's clock (zone and locale) and the names of the secrets they hold.
+func readUser(in Input) (usertime.Clock, []trust.NamedSecret, error) {
+	clock, err := usertime.Parse(in.Timezone, in.Locale)
+	switch {
+	case errors.Is(err, usertime.ErrTimezone):
+		return usertime.Clock{}, nil, invalid("timezone", err.Error())
+	case err != nil:
+		return usertime.Clock{}, nil, invalid("locale", err.Error())
+	}
+	if in.SecretNames == nil {
+		return clock, nil, nil
+	}
+	secrets, err := trust.ParseSecretNames("secretNames", in.SecretNames)
+	if err != nil {
+		return usertime.Clock{}, nil, err
+	}
+	return clock, secrets, nil
 }
 
 // validateReport reads the client's report on its last action. An error without a status means

@@ -200,45 +200,53 @@ func verify(x *tasks.Expectation, o observation) (verdict string, evidence []str
 
 // checkOutcome checks one alternative: it holds when all its parts hold.
 func checkOutcome(x tasks.Expectation, o observation) (int, []string) {
-	result := holds
-	var evidence []string
-	check := func(r int, yes, no string) {
-		switch r {
-		case holds:
-			evidence = append(evidence, yes)
-		default:
-			result = min(result, r)
-			evidence = append(evidence, no)
-		}
-	}
-	truth := func(b bool) int {
-		if b {
-			return holds
-		}
-		return fails
-	}
+	t := tally{result: holds}
 	if x.URLChanges {
-		check(truth(o.url != o.prevURL), "the URL changed", "the URL did not change")
+		t.check(truth(o.url != o.prevURL), "the URL changed", "the URL did not change")
 	}
 	if x.URLContains != "" {
-		check(truth(strings.Contains(strings.ToLower(o.url), strings.ToLower(x.URLContains))),
+		t.check(truth(strings.Contains(strings.ToLower(o.url), strings.ToLower(x.URLContains))),
 			fmt.Sprintf("the URL contains %q", x.URLContains), fmt.Sprintf("the URL does not contain %q", x.URLContains))
 	}
-	for _, t := range x.TextAppears {
-		check(truth(strings.Contains(o.text, strings.ToLower(t))), fmt.Sprintf("%q is on the page", t), fmt.Sprintf("%q is not on the page", t))
+	for _, s := range x.TextAppears {
+		t.check(truth(strings.Contains(o.text, strings.ToLower(s))), fmt.Sprintf("%q is on the page", s), fmt.Sprintf("%q is not on the page", s))
 	}
-	for _, t := range x.TextDisappears {
-		r, where := gone(t, o.lines)
-		no := fmt.Sprintf("%q is still on the page", t)
+	for _, s := range x.TextDisappears {
+		r, where := gone(s, o.lines)
+		no := fmt.Sprintf("%q is still on the page", s)
 		if r == cannotTell {
-			no = fmt.Sprintf("%s is only mentioned in %s", quote(t), quote(where))
+			no = fmt.Sprintf("%s is only mentioned in %s", quote(s), quote(where))
 		}
-		check(r, fmt.Sprintf("%q is gone", t), no)
+		t.check(r, fmt.Sprintf("%q is gone", s), no)
 	}
 	if x.PageChanges {
-		check(truth(o.changed), "the page changed", "the page did not change")
+		t.check(truth(o.changed), "the page changed", "the page did not change")
 	}
-	return result, evidence
+	return t.result, t.evidence
+}
+
+// tally is an alternative's checks so far: the worst outcome and what each check found.
+type tally struct {
+	result   int
+	evidence []string
+}
+
+// check adds the outcome r of one part, said as yes when it holds and as no otherwise.
+func (t *tally) check(r int, yes, no string) {
+	if r == holds {
+		t.evidence = append(t.evidence, yes)
+		return
+	}
+	t.result = min(t.result, r)
+	t.evidence = append(t.evidence, no)
+}
+
+// truth is the outcome of a part the page can always tell.
+func truth(b bool) int {
+	if b {
+		return holds
+	}
+	return fails
 }
 
 // gone says whether text t vanished: it fails when a line still is t (or an element still
