@@ -23,6 +23,21 @@ func writeElement(b *strings.Builder, e Element, before, alike string) {
 			fmt.Fprintf(b, " %s=%q", a.name, clean(a.value))
 		}
 	}
+	writeStates(b, e)
+	writeOptions(b, e.Options)
+	switch {
+	case e.Context != "":
+		fmt.Fprintf(b, " in=%q", clean(e.Context))
+	case before != "":
+		fmt.Fprintf(b, " after=%q", before)
+	case alike != "":
+		b.WriteString(" alike=" + alike)
+	}
+	b.WriteString("\n")
+}
+
+// writeStates writes the states the client reported (checked, pressed, …) and disabled.
+func writeStates(b *strings.Builder, e Element) {
 	for _, st := range []struct {
 		v       *bool
 		on, off string
@@ -41,27 +56,23 @@ func writeElement(b *strings.Builder, e Element, before, alike string) {
 	if e.Disabled {
 		b.WriteString(" disabled")
 	}
-	if len(e.Options) > 0 {
-		shown := e.Options[:min(len(e.Options), maxOptionsShown)]
-		quoted := make([]string, len(shown))
-		for i, o := range shown {
-			quoted[i] = fmt.Sprintf("%q", clean(o))
-		}
-		fmt.Fprintf(b, " options=[%s", strings.Join(quoted, ", "))
-		if rest := len(e.Options) - len(shown); rest > 0 {
-			fmt.Fprintf(b, ", … %d more", rest)
-		}
-		b.WriteString("]")
+}
+
+// writeOptions writes a select's options, the first maxOptionsShown of them and a count of the rest.
+func writeOptions(b *strings.Builder, options []string) {
+	if len(options) == 0 {
+		return
 	}
-	switch {
-	case e.Context != "":
-		fmt.Fprintf(b, " in=%q", clean(e.Context))
-	case before != "":
-		fmt.Fprintf(b, " after=%q", before)
-	case alike != "":
-		b.WriteString(" alike=" + alike)
+	shown := options[:min(len(options), maxOptionsShown)]
+	quoted := make([]string, len(shown))
+	for i, o := range shown {
+		quoted[i] = fmt.Sprintf("%q", clean(o))
 	}
-	b.WriteString("\n")
+	fmt.Fprintf(b, " options=[%s", strings.Join(quoted, ", "))
+	if rest := len(options) - len(shown); rest > 0 {
+		fmt.Fprintf(b, ", … %d more", rest)
+	}
+	b.WriteString("]")
 }
 
 // alikeLabels numbers the elements that read the same (tag, type, text and labels) and carry no
@@ -108,6 +119,18 @@ func textBefore(els []Element, visibleText string) []string {
 			lines = append(lines, l)
 		}
 	}
+	out := make([]string, len(els))
+	for _, idx := range lookAlikes(els) {
+		for n, b := range linesBefore(lines, clean(els[idx[0]].Text), len(idx)) {
+			out[idx[n]] = b
+		}
+	}
+	return out
+}
+
+// lookAlikes groups the indexes of the elements without a context that show the same text with
+// the same tag, groups of two or more, in the order of their first element.
+func lookAlikes(els []Element) [][]int {
 	groups := map[string][]int{}
 	var order []string
 	for i, e := range els {
@@ -120,44 +143,43 @@ func textBefore(els []Element, visibleText string) []string {
 		}
 		groups[k] = append(groups[k], i)
 	}
-	out := make([]string, len(els))
+	var out [][]int
 	for _, k := range order {
-		idx := groups[k]
-		if len(idx) < 2 {
-			continue
-		}
-		text := clean(els[idx[0]].Text)
-		var at []int
-		for j, l := range lines {
-			if l == text {
-				at = append(at, j)
-			}
-		}
-		if len(at) != len(idx) || at[0] == 0 {
-			continue
-		}
-		row := at[1] - at[0]
-		for n := 2; n < len(at); n++ {
-			row = min(row, at[n]-at[n-1])
-		}
-		if row < 2 {
-			continue
-		}
-		before := make([]string, len(at))
-		seen := map[string]bool{}
-		for n, j := range at {
-			b := shorten(strings.Join(lines[max(0, j-row+1):j], " · "), maxDerivedContext)
-			if seen[b] {
-				before = nil
-				break
-			}
-			seen[b], before[n] = true, b
-		}
-		for n, i := range idx {
-			if before != nil {
-				out[i] = before[n]
-			}
+		if len(groups[k]) >= 2 {
+			out = append(out, groups[k])
 		}
 	}
 	return out
+}
+
+// linesBefore is, for each of the count look-alikes showing text, the lines since the previous
+// one (as many before the first); nil unless the text is a line exactly count times, after at
+// least one line, with a line between each, and the derived contexts all differ.
+func linesBefore(lines []string, text string, count int) []string {
+	var at []int
+	for j, l := range lines {
+		if l == text {
+			at = append(at, j)
+		}
+	}
+	if len(at) != count || at[0] == 0 {
+		return nil
+	}
+	row := at[1] - at[0]
+	for n := 2; n < len(at); n++ {
+		row = min(row, at[n]-at[n-1])
+	}
+	if row < 2 {
+		return nil
+	}
+	before := make([]string, len(at))
+	seen := map[string]bool{}
+	for n, j := range at {
+		b := shorten(strings.Join(lines[max(0, j-row+1):j], " · "), maxDerivedContext)
+		if seen[b] {
+			return nil
+		}
+		seen[b], before[n] = true, b
+	}
+	return before
 }

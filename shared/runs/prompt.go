@@ -79,17 +79,7 @@ func buildPrompt(in promptInput) (system, user string) {
 	if s := trust.SecretsPrompt(in.Secrets, `call type with "secret": "name" instead of "text"`); s != "" {
 		b.WriteString("\n" + s)
 	}
-	b.WriteString("\nRECENT HISTORY:\n")
-	if in.Earlier > 0 {
-		fmt.Fprintf(&b, "(%d earlier steps not shown)\n", in.Earlier)
-	}
-	if len(in.History) == 0 {
-		b.WriteString("(no steps yet)\n")
-	}
-	for i, e := range in.History {
-		fmt.Fprintf(&b, "Step %d: %s → %s\n", e.StepNumber, trust.OneLine(trust.Neutralize(historyAction(e))), historyResult(in.Results[i], e))
-	}
-	writeAnswers(&b, in.History)
+	writeHistory(&b, in)
 	if r := in.Reflection; r != nil {
 		fmt.Fprintf(&b, "\nSELF-REFLECTION (step %d): efficiency %s (the server's count of your last steps: weigh it against the page; filling a form field by field is progress)\nIssues: %s\nSuggestions: %s\n",
 			r.StepNumber, r.Efficiency, strings.Join(r.Issues, "; "), strings.Join(r.Suggestions, " "))
@@ -106,14 +96,35 @@ func buildPrompt(in promptInput) (system, user string) {
 	b.WriteString("\nCURRENT PAGE:\n")
 	writePage(&b, in.Page)
 	b.WriteString("\nRespond with ONLY valid JSON.")
-	system = systemPrompt
+	return systemFor(in), b.String()
+}
+
+// writeHistory writes the run's recent steps with their results, and the user's answers.
+func writeHistory(b *strings.Builder, in promptInput) {
+	b.WriteString("\nRECENT HISTORY:\n")
+	if in.Earlier > 0 {
+		fmt.Fprintf(b, "(%d earlier steps not shown)\n", in.Earlier)
+	}
+	if len(in.History) == 0 {
+		b.WriteString("(no steps yet)\n")
+	}
+	for i, e := range in.History {
+		fmt.Fprintf(b, "Step %d: %s → %s\n", e.StepNumber, trust.OneLine(trust.Neutralize(historyAction(e))), historyResult(in.Results[i], e))
+	}
+	writeAnswers(b, in.History)
+}
+
+// systemFor is the system prompt, with the gate's rules in careful mode and the batch tool when
+// the client runs batches.
+func systemFor(in promptInput) string {
+	system := systemPrompt
 	if in.Careful {
 		system += "\n" + carefulPrompt
 	}
 	if in.Batch {
 		system += "\n" + batchPrompt()
 	}
-	return system, b.String()
+	return system
 }
 
 func historyAction(e Entry) string {

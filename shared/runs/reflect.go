@@ -58,9 +58,40 @@ func dueReflection(step int, reflections []Reflection) bool {
 // results[i] is the reported result of seq[i], nil when none has arrived.
 func analyzeProgress(seq []Entry, results []*Result, now time.Time) Reflection {
 	from := max(len(seq)-reflectEvery, 0)
-	window, res := seq[from:], results[from:]
+	window := seq[from:]
 	r := Reflection{StepNumber: seq[len(seq)-1].StepNumber, StepsAnalyzed: len(window), CreatedAt: now,
 		Issues: []string{}, Suggestions: []string{}}
+	r.count(window, results[from:])
+	reported := r.Errors + r.Successes
+	repeats, repeated := repeatsOnSamePage(window)
+	if r.Errors >= 2 {
+		r.flag(fmt.Sprintf("%d of the last %d reported actions failed", r.Errors, reported),
+			"Do not repeat failing actions: choose another element or approach, or ask the user.")
+	}
+	if r.Observes >= 2 {
+		r.flag(fmt.Sprintf("%d of the last %d steps only observed the page", r.Observes, len(window)),
+			"Every step already shows the current page: act on it instead of observing again.")
+	}
+	if repeats >= 2 {
+		r.flag(fmt.Sprintf("%s was chosen again on an unchanged page (%d repeats in the last %d steps)", repeated, repeats, len(window)),
+			"Repeating it will not change the page: try another element or approach, or ask the user.")
+	}
+	switch {
+	case r.Errors >= 2 && r.Errors*2 > reported, r.Observes >= 3, repeats >= 3:
+		r.Efficiency = EfficiencyLow
+	case len(r.Issues) == 0:
+		r.Efficiency = EfficiencyHigh
+	default:
+		r.Efficiency = EfficiencyMedium
+	}
+	r.ShouldAdjust = len(r.Issues) > 0
+	r.advancing = pagesChanged(window)
+	return r
+}
+
+// count tallies the window's observes, successes and failures, and the variety of its tools.
+// res[i] is the reported result of window[i], nil when none has arrived.
+func (r *Reflection) count(window []Entry, res []*Result) {
 	tools := map[string]bool{}
 	for i, e := range window {
 		tools[e.toolName()] = true
@@ -76,32 +107,12 @@ func analyzeProgress(seq []Entry, results []*Result, now time.Time) Reflection {
 		}
 	}
 	r.ActionDiversity = float64(len(tools)) / float64(len(window))
-	reported := r.Errors + r.Successes
-	repeats, repeated := repeatsOnSamePage(window)
+}
 
-	if r.Errors >= 2 {
-		r.Issues = append(r.Issues, fmt.Sprintf("%d of the last %d reported actions failed", r.Errors, reported))
-		r.Suggestions = append(r.Suggestions, "Do not repeat failing actions: choose another element or approach, or ask the user.")
-	}
-	if r.Observes >= 2 {
-		r.Issues = append(r.Issues, fmt.Sprintf("%d of the last %d steps only observed the page", r.Observes, len(window)))
-		r.Suggestions = append(r.Suggestions, "Every step already shows the current page: act on it instead of observing again.")
-	}
-	if repeats >= 2 {
-		r.Issues = append(r.Issues, fmt.Sprintf("%s was chosen again on an unchanged page (%d repeats in the last %d steps)", repeated, repeats, len(window)))
-		r.Suggestions = append(r.Suggestions, "Repeating it will not change the page: try another element or approach, or ask the user.")
-	}
-	switch {
-	case r.Errors >= 2 && r.Errors*2 > reported, r.Observes >= 3, repeats >= 3:
-		r.Efficiency = EfficiencyLow
-	case len(r.Issues) == 0:
-		r.Efficiency = EfficiencyHigh
-	default:
-		r.Efficiency = EfficiencyMedium
-	}
-	r.ShouldAdjust = len(r.Issues) > 0
-	r.advancing = pagesChanged(window)
-	return r
+// flag adds an issue and what the model should do about it.
+func (r *Reflection) flag(issue, suggestion string) {
+	r.Issues = append(r.Issues, issue)
+	r.Suggestions = append(r.Suggestions, suggestion)
 }
 
 // repeatsOnSamePage counts the actions of window that repeat an earlier one's tool and target

@@ -79,29 +79,8 @@ func parseReply(reply string, page *Snapshot, batch bool) (Reply, error) {
 	}
 	r := Reply{Type: w.Type, Thought: shorten(strings.TrimSpace(w.Thought), maxThought)}
 	switch w.Type {
-	case ReplyToolCalls:
-		if w.Answer != nil || w.Question != nil || w.Tool != nil {
-			return Reply{}, errors.New(`a tool_calls reply has only "tools" (and optionally "thought")`)
-		}
-		calls, err := parseToolCalls(r.Thought, w.Tools, page, batch)
-		if err != nil {
-			return Reply{}, err
-		}
-		calls.Payment = w.Payment
-		return calls, nil
-	case ReplyToolCall:
-		if w.Tools != nil {
-			return Reply{}, errors.New(`a tool_call has one "tool"; several go in {"type": "tool_calls", "tools": [...]}`)
-		}
-		if w.Answer != nil || w.Question != nil {
-			return Reply{}, errors.New(`a tool_call has only "tool" (and optionally "thought")`)
-		}
-		if w.Tool == nil {
-			return Reply{}, errors.New(`a tool_call needs "tool": {"name": ..., "arguments": {...}}`)
-		}
-		r, err := parseTool(r.Thought, *w.Tool, page)
-		r.Payment = w.Payment
-		return r, err
+	case ReplyToolCalls, ReplyToolCall:
+		return readCalls(w, r.Thought, page, batch)
 	case ReplyFinal:
 		if w.Tool != nil || w.Tools != nil || w.Question != nil {
 			return Reply{}, errors.New(`a final reply has only "answer" (and optionally "thought")`)
@@ -118,6 +97,33 @@ func parseReply(reply string, page *Snapshot, batch bool) (Reply, error) {
 		return r, err
 	}
 	return Reply{}, fmt.Errorf(`"type" must be "tool_call", "tool_calls", "final" or "ask_user", got %q`, w.Type)
+}
+
+// readCalls reads a tool_call reply's one call or a tool_calls reply's batch.
+func readCalls(w wireReply, thought string, page *Snapshot, batch bool) (Reply, error) {
+	if w.Type == ReplyToolCalls {
+		if w.Answer != nil || w.Question != nil || w.Tool != nil {
+			return Reply{}, errors.New(`a tool_calls reply has only "tools" (and optionally "thought")`)
+		}
+		calls, err := parseToolCalls(thought, w.Tools, page, batch)
+		if err != nil {
+			return Reply{}, err
+		}
+		calls.Payment = w.Payment
+		return calls, nil
+	}
+	if w.Tools != nil {
+		return Reply{}, errors.New(`a tool_call has one "tool"; several go in {"type": "tool_calls", "tools": [...]}`)
+	}
+	if w.Answer != nil || w.Question != nil {
+		return Reply{}, errors.New(`a tool_call has only "tool" (and optionally "thought")`)
+	}
+	if w.Tool == nil {
+		return Reply{}, errors.New(`a tool_call needs "tool": {"name": ..., "arguments": {...}}`)
+	}
+	r, err := parseTool(thought, *w.Tool, page)
+	r.Payment = w.Payment
+	return r, err
 }
 
 func onPage(id string, page *Snapshot) error {

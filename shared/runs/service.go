@@ -236,7 +236,6 @@ type AnswerRequest struct {
 // continues with the next action: the call the security gate held, or observe after the model's
 // own question, so the next step sees the page again; a text answer reaches the next prompt.
 func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, error) {
-	text := req.Answer
 	run, err := s.load(ctx, req.TenantID, req.UserID, req.RunID)
 	if err != nil {
 		return StepResponse{}, err
@@ -245,26 +244,11 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	if resp, found, err := s.replay(ctx, idem); found || err != nil {
 		return resp, err
 	}
-	switch {
-	case run.Status.Finished():
-		return StepResponse{}, ErrFinished
-	case run.Status != StatusWaitingUser:
-		return StepResponse{}, ErrNotWaiting
-	case req.Approved && run.PendingConfirmation != "" && req.ConfirmationID != run.PendingConfirmation:
-		return StepResponse{}, invalid("confirmationId", "must be the confirmationId of the pending action (%s), which the question named; an approval applies to that action only", run.PendingConfirmation)
+	if err := checkAnswerable(run, req); err != nil {
+		return StepResponse{}, err
 	}
-	text = run.Secrets.Redact(text)
-	// Only a held action is approved; the model's own question is answered.
-	reply := &Result{Success: req.Approved, Message: "The user approved."}
-	switch {
-	case !req.Approved:
-		reply.Message = "The user declined."
-	case run.PendingTool == nil:
-		reply.Message = "The user answered."
-	}
-	if text != "" {
-		reply.Message += " Their answer: " + text
-	}
+	text := run.Secrets.Redact(req.Answer)
+	reply := answerResult(run, req.Approved, text)
 	answer := &UserAnswer{Approved: req.Approved, Text: text, UserID: req.UserID}
 	next := run
 	next.PendingQuestion, next.PendingTool, next.PendingConfirmation, next.PendingTools = "", nil, "", nil
@@ -278,11 +262,54 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	if run.CurrentStep >= run.MaxSteps {
 		return s.stop(ctx, idem, run, next, reply, "Maximum steps reached", StepMetrics{})
 	}
+	entry := resumeEntry(run, &next, reply, answer)
+	next.Status, next.CurrentStep = StatusRunning, entry.StepNumber
+	resp := StepResponse{Action: ActionExecuteTool, Tool: toolView(entry.Tool), State: stateOf(next)}
+	if run.Batch {
+		resp.Tools = toolViews(callsOf(entry))
+	}
+	return s.save(ctx, idem, run, next, &entry, resp)
+}
+
+// checkAnswerable refuses an answer to a run that asked nothing, and an approval that names
+// another action than the one held.
+func checkAnswerable(run Run, req AnswerRequest) error {
+	switch {
+	case run.Status.Finished():
+		return ErrFinished
+	case run.Status != StatusWaitingUser:
+		return ErrNotWaiting
+	case req.Approved && run.PendingConfirmation != "" && req.ConfirmationID != run.PendingConfirmation:
+		return invalid("confirmationId", "must be the confirmationId of the pending action (%s), which the question named; an approval applies to that action only", run.PendingConfirmation)
+	}
+	return nil
+}
+
+// answerResult is the user's answer as the result of the pending call, for the next prompt. Only
+// a held action is approved; the model's own question is answered.
+func answerResult(run Run, approved bool, text string) *Result {
+	reply := &Result{Success: approved, Message: "The user approved."}
+	switch {
+	case !approved:
+		reply.Message = "The user declined."
+	case run.PendingTool == nil:
+		reply.Message = "The user answered."
+	}
+	if text != "" {
+		reply.Message += " Their answer: " + text
+	}
+	return reply
+}
+
+// resumeEntry is the step an approval continues with: the held call (or batch), or observe after
+// the model's own question. A held type into a secret field is observed instead, and next
+// remembers its approval (approveSecretType).
+func resumeEntry(run Run, next *Run, reply *Result, answer *UserAnswer) Entry {
 	tool := Tool{Name: ToolObserve}
 	if run.PendingTool != nil {
 		tool = *run.PendingTool
 	}
-	tool, pending := approveSecretType(&next, tool, run.PendingTools, reply)
+	tool, pending := approveSecretType(next, tool, run.PendingTools, reply)
 	entry := Entry{
 		StepNumber: run.CurrentStep + 1, Action: tool.Name, Tool: &tool, Tools: pending, PreviousResult: reply,
 		UserAnswer: answer, PageHash: fingerprint(run.CurrentSnapshot),
@@ -290,12 +317,7 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	if run.CurrentSnapshot != nil {
 		entry.URL = run.CurrentSnapshot.URL
 	}
-	next.Status, next.CurrentStep = StatusRunning, entry.StepNumber
-	resp := StepResponse{Action: ActionExecuteTool, Tool: toolView(entry.Tool), State: stateOf(next)}
-	if run.Batch {
-		resp.Tools = toolViews(callsOf(entry))
-	}
-	return s.save(ctx, idem, run, next, &entry, resp)
+	return entry
 }
 
 // Cancel cancels an unfinished run. A finished run (completed, failed or already cancelled) is

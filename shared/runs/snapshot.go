@@ -161,7 +161,22 @@ func DecodeSnapshot(raw json.RawMessage) (*Snapshot, error) {
 	if err := decodeStrict(raw, &w, "snapshot"); err != nil {
 		return nil, err
 	}
-	s := &Snapshot{Title: w.Title, VisibleText: w.VisibleText, Elements: make([]Element, 0, len(w.Elements))}
+	s, err := decodeHeader(w)
+	if err != nil {
+		return nil, err
+	}
+	if s.Elements, err = decodeElements(w.Elements); err != nil {
+		return nil, err
+	}
+	if b, _ := json.Marshal(s); len(b) > MaxSnapshotBytes {
+		return nil, invalid("snapshot", "must be at most %d bytes of JSON, got %d", MaxSnapshotBytes, len(b))
+	}
+	maskSecretValues(s)
+	return s, nil
+}
+
+// decodeHeader checks the snapshot's page fields and returns the snapshot without its elements.
+func decodeHeader(w wireSnapshot) (*Snapshot, error) {
 	switch {
 	case w.URL == nil || *w.URL == "":
 		return nil, invalid("snapshot.url", "is required")
@@ -170,24 +185,27 @@ func DecodeSnapshot(raw json.RawMessage) (*Snapshot, error) {
 	case len(w.Elements) > MaxElements:
 		return nil, invalid("snapshot.elements", "must have at most %d elements, got %d", MaxElements, len(w.Elements))
 	}
-	s.URL, s.Timestamp = *w.URL, int64(w.Timestamp)
-	for _, f := range []struct {
-		name, value string
-		limit       int
-	}{
-		{"snapshot.url", s.URL, MaxURL},
-		{"snapshot.title", s.Title, MaxTitle},
-		{"snapshot.visibleText", s.VisibleText, MaxVisibleText},
-	} {
-		if err := checkLength(f.name, f.value, f.limit); err != nil {
-			return nil, err
-		}
+	s := &Snapshot{URL: *w.URL, Title: w.Title, VisibleText: w.VisibleText, Timestamp: int64(w.Timestamp)}
+	err := checkLengths("snapshot", []lengthLimit{
+		{"url", s.URL, MaxURL},
+		{"title", s.Title, MaxTitle},
+		{"visibleText", s.VisibleText, MaxVisibleText},
+	})
+	if err != nil {
+		return nil, err
 	}
 	if !webURL(s.URL) {
 		return nil, invalid("snapshot.url", "must be an absolute http(s) URL")
 	}
-	seen := make(map[string]int, len(w.Elements))
-	for i, rawEl := range w.Elements {
+	return s, nil
+}
+
+// decodeElements decodes the elements one by one, so that an error names the index; no two may
+// share an id.
+func decodeElements(raws []json.RawMessage) ([]Element, error) {
+	els := make([]Element, 0, len(raws))
+	seen := make(map[string]int, len(raws))
+	for i, rawEl := range raws {
 		field := fmt.Sprintf("snapshot.elements[%d]", i)
 		el, err := decodeElement(rawEl, field)
 		if err != nil {
@@ -197,13 +215,9 @@ func DecodeSnapshot(raw json.RawMessage) (*Snapshot, error) {
 			return nil, invalid(field+".id", "repeats the id of elements[%d]", j)
 		}
 		seen[el.ID] = i
-		s.Elements = append(s.Elements, el)
+		els = append(els, el)
 	}
-	if b, _ := json.Marshal(s); len(b) > MaxSnapshotBytes {
-		return nil, invalid("snapshot", "must be at most %d bytes of JSON, got %d", MaxSnapshotBytes, len(b))
-	}
-	maskSecretValues(s)
-	return s, nil
+	return els, nil
 }
 
 func decodeElement(raw json.RawMessage, field string) (Element, error) {
@@ -228,43 +242,53 @@ func decodeElement(raw json.RawMessage, field string) (Element, error) {
 		return Element{}, invalid(field+".maxLength", "must be a whole number of at most %d", MaxTypedLength)
 	}
 	el.MaxLength = max(int(w.MaxLength), 0)
-	for _, f := range []struct {
-		name, value string
-		limit       int
-	}{
+	if err := checkElement(el, field); err != nil {
+		return Element{}, err
+	}
+	return el, nil
+}
+
+// checkElement checks a decoded element against the limits, and its link's scheme.
+func checkElement(el Element, field string) error {
+	err := checkLengths(field, []lengthLimit{
 		{"id", el.ID, MaxID}, {"tag", el.Tag, MaxTag}, {"role", el.Role, MaxShortAttr},
 		{"text", el.Text, MaxElementText}, {"ariaLabel", el.AriaLabel, MaxLongAttr},
 		{"placeholder", el.Placeholder, MaxLongAttr}, {"type", el.Type, MaxShortAttr},
 		{"value", el.Value, MaxValue}, {"href", el.Href, MaxURL}, {"name", el.Name, MaxLongAttr},
 		{"label", el.Label, MaxLongAttr}, {"context", el.Context, MaxContext},
 		{"autocomplete", el.Autocomplete, MaxShortAttr}, {"inputMode", el.InputMode, MaxShortAttr},
-	} {
-		if err := checkLength(field+"."+f.name, f.value, f.limit); err != nil {
-			return Element{}, err
-		}
+	})
+	if err != nil {
+		return err
 	}
 	if len(el.Options) > MaxOptions {
-		return Element{}, invalid(field+".options", "must have at most %d options, got %d", MaxOptions, len(el.Options))
+		return invalid(field+".options", "must have at most %d options, got %d", MaxOptions, len(el.Options))
 	}
 	for i, o := range el.Options {
 		if err := checkLength(fmt.Sprintf("%s.options[%d]", field, i), o, MaxOptionText); err != nil {
-			return Element{}, err
+			return err
 		}
 	}
 	if forbiddenScheme[scheme(el.Href)] {
-		return Element{}, invalid(field+".href", "must not be a javascript:, vbscript:, data: or file: URL")
+		return invalid(field+".href", "must not be a javascript:, vbscript:, data: or file: URL")
 	}
-	if b := el.BBox; b != nil {
-		for _, c := range []struct {
-			name string
-			v    float64
-		}{{"x", b.X}, {"y", b.Y}, {"width", b.Width}, {"height", b.Height}} {
-			if math.Abs(c.v) > maxCoordinate {
-				return Element{}, invalid(field+".bbox."+c.name, "must be a coordinate in pixels")
-			}
+	return checkBBox(el.BBox, field)
+}
+
+// checkBBox checks that a bounding box, if any, holds coordinates a page can have.
+func checkBBox(b *BBox, field string) error {
+	if b == nil {
+		return nil
+	}
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"x", b.X}, {"y", b.Y}, {"width", b.Width}, {"height", b.Height}} {
+		if math.Abs(c.v) > maxCoordinate {
+			return invalid(field+".bbox."+c.name, "must be a coordinate in pixels")
 		}
 	}
-	return el, nil
+	return nil
 }
 
 // forbiddenScheme are the link schemes a snapshot may not carry: they run script or read local
@@ -299,6 +323,22 @@ func scheme(raw string) string {
 func webURL(raw string) bool {
 	u, err := url.Parse(raw)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// lengthLimit is a field of an object, its value and the most characters it may have.
+type lengthLimit struct {
+	name, value string
+	limit       int
+}
+
+// checkLengths checks the fields of the object named prefix, in order.
+func checkLengths(prefix string, fields []lengthLimit) error {
+	for _, f := range fields {
+		if err := checkLength(prefix+"."+f.name, f.value, f.limit); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func checkLength(field, value string, limit int) error {

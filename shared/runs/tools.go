@@ -154,21 +154,9 @@ func parseTool(thought string, w wireTool, page *Snapshot) (Reply, error) {
 	if !ok {
 		return Reply{}, fmt.Errorf("unknown tool %q: use %s", shorten(w.Name, 50), toolNames())
 	}
-	raw := []byte(strings.TrimSpace(string(w.Arguments)))
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = []byte("{}")
-	}
-	var args map[string]json.RawMessage
-	if raw[0] != '{' || json.Unmarshal(raw, &args) != nil {
-		return Reply{}, fmt.Errorf("the arguments of %s must be an object", w.Name)
-	}
-	for name := range args {
-		if spec.arg(name) == nil {
-			if len(spec.args) == 0 {
-				return Reply{}, fmt.Errorf("%s takes no arguments: unknown field %q", w.Name, shorten(name, 50))
-			}
-			return Reply{}, fmt.Errorf("%s takes %s: unknown field %q", w.Name, spec.usage(), shorten(name, 50))
-		}
+	args, err := spec.argsObject(w.Arguments)
+	if err != nil {
+		return Reply{}, err
 	}
 	r := Reply{Type: ReplyToolCall, Thought: thought, Tool: Tool{Name: spec.name}}
 	if spec.reply != "" {
@@ -193,6 +181,27 @@ func parseTool(thought string, w wireTool, page *Snapshot) (Reply, error) {
 	return r, nil
 }
 
+// argsObject reads a call's arguments: an object (absent means {}) with only the tool's fields.
+func (t *toolSpec) argsObject(arguments json.RawMessage) (map[string]json.RawMessage, error) {
+	raw := []byte(strings.TrimSpace(string(arguments)))
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = []byte("{}")
+	}
+	var args map[string]json.RawMessage
+	if raw[0] != '{' || json.Unmarshal(raw, &args) != nil {
+		return nil, fmt.Errorf("the arguments of %s must be an object", t.name)
+	}
+	for name := range args {
+		if t.arg(name) == nil {
+			if len(t.args) == 0 {
+				return nil, fmt.Errorf("%s takes no arguments: unknown field %q", t.name, shorten(name, 50))
+			}
+			return nil, fmt.Errorf("%s takes %s: unknown field %q", t.name, t.usage(), shorten(name, 50))
+		}
+	}
+	return args, nil
+}
+
 func (t *toolSpec) arg(name string) *argSpec {
 	for i := range t.args {
 		if t.args[i].name == name {
@@ -204,15 +213,37 @@ func (t *toolSpec) arg(name string) *argSpec {
 
 // read checks one argument and stores it in the reply.
 func (a argSpec) read(tool string, raw json.RawMessage, given bool, r *Reply, page *Snapshot) error {
-	var s string
 	switch a.kind {
-	case argElement, argURL, argText, argKey, argQuestion, argAnswer:
-		if given {
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return fmt.Errorf("%s: %q must be a string: %w", tool, a.name, err)
-			}
+	case argSubmit:
+		if given && json.Unmarshal(raw, &r.Tool.Submit) != nil {
+			return fmt.Errorf("%s: %q must be true or false", tool, a.name)
+		}
+		return nil
+	case argPixels:
+		var d float64
+		if given && json.Unmarshal(raw, &d) != nil || d == 0 || math.Abs(d) > maxScroll {
+			return fmt.Errorf("%s needs a non-zero %s of at most %d pixels either way", tool, a.name, maxScroll)
+		}
+		r.Tool.DeltaY = d
+		return nil
+	case argSecret:
+		if given && (json.Unmarshal(raw, &r.Tool.Secret) != nil || r.Tool.Secret == "") {
+			return fmt.Errorf("%s: %q must be the name of a secret the browser holds", tool, a.name)
+		}
+		return nil
+	}
+	var s string
+	if given {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return fmt.Errorf("%s: %q must be a string: %w", tool, a.name, err)
 		}
 	}
+	return a.readString(tool, s, given, r, page)
+}
+
+// readString checks an argument given as a string (s, "" when not given) and stores it.
+func (a argSpec) readString(tool, s string, given bool, r *Reply, page *Snapshot) error {
+	var err error
 	switch a.kind {
 	case argElement:
 		if err := onPage(s, page); err != nil {
@@ -232,35 +263,17 @@ func (a argSpec) read(tool string, raw json.RawMessage, given bool, r *Reply, pa
 			return fmt.Errorf("%s %s must be at most %d characters, got %d", tool, a.name, maxTypeText, n)
 		}
 		r.Tool.Text = s
-	case argSubmit:
-		if given && json.Unmarshal(raw, &r.Tool.Submit) != nil {
-			return fmt.Errorf("%s: %q must be true or false", tool, a.name)
-		}
-	case argPixels:
-		var d float64
-		if given && json.Unmarshal(raw, &d) != nil || d == 0 || math.Abs(d) > maxScroll {
-			return fmt.Errorf("%s needs a non-zero %s of at most %d pixels either way", tool, a.name, maxScroll)
-		}
-		r.Tool.DeltaY = d
 	case argKey:
 		if strings.TrimSpace(s) == "" || utf8.RuneCountInString(s) > maxKey {
 			return fmt.Errorf("%s needs a key name of at most %d characters", tool, maxKey)
 		}
 		r.Tool.Key = s
 	case argQuestion:
-		q, err := requiredText(a.name, given, s, maxQuestion)
-		r.Question = q
-		return err
+		r.Question, err = requiredText(a.name, given, s, maxQuestion)
 	case argAnswer:
-		ans, err := requiredText(a.name, given, s, maxAnswer)
-		r.Answer = ans
-		return err
-	case argSecret:
-		if given && (json.Unmarshal(raw, &r.Tool.Secret) != nil || r.Tool.Secret == "") {
-			return fmt.Errorf("%s: %q must be the name of a secret the browser holds", tool, a.name)
-		}
+		r.Answer, err = requiredText(a.name, given, s, maxAnswer)
 	}
-	return nil
+	return err
 }
 
 // value is the argument's value on t as the client receives it, and whether it is set (an unset
