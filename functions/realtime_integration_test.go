@@ -16,13 +16,14 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/screenagent/backend/infra/stacktest"
+	"github.com/screenagent/backend/infra/waitbuf"
 	"github.com/screenagent/backend/shared/accounts/accountsdb"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/realtime"
 	"github.com/screenagent/backend/shared/realtime/realtimedb"
 )
 
-// wsWait bounds each wait for a message or a cleanup. A healthy stack answers in well under a
+// wsWait bounds each wait for a message. A healthy stack answers in well under a
 // second, but a function's first use builds it, which takes long on a loaded machine.
 const wsWait = 2 * time.Minute
 
@@ -142,7 +143,9 @@ func realtimeItems(t *testing.T, stack *stacktest.Stack, prefix string) []map[st
 // tickets, subscribing, events of interact and run steps, isolation, cleanup and resumption.
 func TestRealtimeOverWebSocket(t *testing.T) {
 	fake := llmtest.New(t)
-	stack := stacktest.New(t, stacktest.Options{Env: llmEnv(fake, nil)})
+	// The functions' log lines: each $disconnect says when it is done.
+	funcLogs := &waitbuf.Buffer{}
+	stack := stacktest.New(t, stacktest.Options{Env: llmEnv(fake, nil), Output: funcLogs})
 	ctx := context.Background()
 	accts := accountsdb.New(stack.DB.Client, stack.DB.Tables["AccountsTable"])
 	org, err := accts.CreateOrganization(ctx, "Acme")
@@ -312,16 +315,17 @@ func TestRealtimeOverWebSocket(t *testing.T) {
 	})
 
 	t.Run("disconnect and resume", func(t *testing.T) {
+		const disconnected = `"route":"$disconnect"`
+		before := strings.Count(funcLogs.String(), disconnected)
 		for _, c := range []*wsClient{ada, mallory, colleague} {
 			c.conn.Close(websocket.StatusNormalClosure, "")
 		}
-		// $disconnect runs after the close: wait for its effect.
-		deadline := time.Now().Add(wsWait)
-		for len(realtimeItems(t, stack, "CONN#")) > 0 {
-			if time.Now().After(deadline) {
-				t.Fatalf("connections still recorded after the close: %v", realtimeItems(t, stack, "CONN#"))
-			}
-			time.Sleep(50 * time.Millisecond)
+		// $disconnect runs after the close: wait until each of the three has logged its request.
+		funcLogs.Await(t, "three $disconnect requests", func(written string) bool {
+			return strings.Count(written, disconnected) >= before+3
+		})
+		if left := realtimeItems(t, stack, "CONN#"); len(left) > 0 {
+			t.Fatalf("connections still recorded after the close: %v", left)
 		}
 		// While nobody is connected, the task finishes.
 		fake.Reply("<Thought>Done.</Thought><Step>2</Step><Action>finish(\"Found them\")</Action>")

@@ -6,30 +6,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/screenagent/backend/infra/stacktest"
+	"github.com/screenagent/backend/infra/waitbuf"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 )
-
-// lockedBuffer collects the functions' log lines, written from several processes' pipes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // Secrets of the test: a value the page holds in a password field, and one the model types.
 const (
@@ -68,7 +50,7 @@ func callWithKey(t *testing.T, url, token, key string, body any) (int, []byte) {
 // the functions' log lines and every item of the tables.
 func TestSecretsStayOutOverHTTP(t *testing.T) {
 	fake := llmtest.New(t)
-	logs := &lockedBuffer{}
+	logs := &waitbuf.Buffer{}
 	stack := stacktest.New(t, stacktest.Options{Env: llmEnv(fake, nil), Output: logs})
 	createUser(t, stack, "ada@example.com", "a long enough passphrase")
 	token := login(t, stack.URL, "ada@example.com", "a long enough passphrase")

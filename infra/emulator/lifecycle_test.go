@@ -15,8 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/screenagent/backend/infra/waitbuf"
 	"github.com/screenagent/backend/shared/sam"
 )
 
@@ -117,7 +117,8 @@ func TestConcurrentRequests(t *testing.T) {
 }
 
 func TestCloseStopsProcesses(t *testing.T) {
-	e, url, _ := startEmulator(t, Config{})
+	out := &waitbuf.Buffer{}
+	e, url, _ := startEmulator(t, Config{Output: out})
 	echoPID := pidOf(t, get(t, url+"/echo/1"))
 	wantStatus(t, get(t, url+"/fail?mode=ok"), http.StatusOK, "ok")
 	// One more process busy with an invocation while Close runs.
@@ -126,11 +127,9 @@ func TestCloseStopsProcesses(t *testing.T) {
 		r, _ := fetch(http.MethodGet, url+"/slow?ms=800", nil, nil)
 		inFlight <- r
 	}()
+	// The slow function says when its invocation began: its process is live and busy.
+	out.Await(t, "the slow invocation", func(written string) bool { return strings.Contains(written, slowStarted) })
 	pids := livePIDs(e)
-	for deadline := time.Now().Add(5 * time.Second); len(pids) < 3 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-		pids = livePIDs(e)
-	}
 	if len(pids) != 3 || !slices.Contains(pids, echoPID) {
 		t.Fatalf("got live processes %v, want 3 including echo's %d", pids, echoPID)
 	}
@@ -148,6 +147,9 @@ func TestCloseStopsProcesses(t *testing.T) {
 	}
 	wantStatus(t, get(t, url+"/echo/1"), http.StatusBadGateway, internalError)
 }
+
+// slowStarted is what the slow test function prints as an invocation begins.
+const slowStarted = "slow: invocation started"
 
 func livePIDs(e *Emulator) []int {
 	var pids []int

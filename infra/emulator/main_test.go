@@ -11,9 +11,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/screenagent/backend/infra/waitbuf"
 	"github.com/screenagent/backend/shared/sam"
 )
 
@@ -53,29 +53,31 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// logBuffer collects an emulator's logs so tests can look for lines in them.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// logBuffer collects an emulator's logs so tests can look for lines in them, or wait for one.
+type logBuffer struct{ waitbuf.Buffer }
 
 // find returns the JSON log lines with message msg about function.
 func (l *logBuffer) find(t *testing.T, msg, function string) []map[string]any {
 	t.Helper()
+	return findLines(t, l.String(), msg, function)
+}
+
+// await waits for a JSON log line with message msg about function.
+func (l *logBuffer) await(t *testing.T, msg, function string) {
+	t.Helper()
+	l.Await(t, fmt.Sprintf("a log line %q about %s", msg, function), func(written string) bool {
+		return len(findLines(t, written, msg, function)) > 0
+	})
+}
+
+// findLines returns the JSON lines of logs with message msg about function.
+func findLines(t *testing.T, logs, msg, function string) []map[string]any {
+	t.Helper()
 	var out []map[string]any
-	for _, s := range strings.Split(strings.TrimSpace(l.String()), "\n") {
+	for _, s := range strings.Split(strings.TrimSpace(logs), "\n") {
+		if s == "" {
+			continue // nothing logged yet
+		}
 		var line map[string]any
 		if err := json.Unmarshal([]byte(s), &line); err != nil {
 			t.Fatalf("log line %q: %v", s, err)

@@ -111,11 +111,5 @@ func TestWebSocketManagement(t *testing.T) {
 		t.Errorf("unsigned post: got %d, want 403", res.StatusCode)
 	}
 	c.Close(websocket.StatusNormalClosure, "bye")
-	deadline := time.Now().Add(30 * time.Second)
-	for len(logs.find(t, "websocket disconnect", "WsEchoFunction")) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no $disconnect after the client closed")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	logs.await(t, "websocket disconnect", "WsEchoFunction")
 }

@@ -14,18 +14,16 @@ import (
 	"github.com/screenagent/backend/shared/knowledge"
 )
 
-// fakeService is an extraction service that answers status and body and records the request.
-func fakeService(t *testing.T, status int, body string, delay time.Duration) (*httptest.Server, *http.Request) {
+// fakeService is an extraction service that answers status and body and records the request;
+// with hang it never answers, until the client gives up.
+func fakeService(t *testing.T, status int, body string, hang bool) (*httptest.Server, *http.Request) {
 	t.Helper()
 	var got http.Request
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got = *r.Clone(context.Background())
-		if delay > 0 {
-			select {
-			case <-time.After(delay):
-			case <-r.Context().Done():
-				return
-			}
+		if hang {
+			<-r.Context().Done()
+			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
@@ -49,7 +47,7 @@ const schemaExample = `{
 }`
 
 func TestClientSuccess(t *testing.T) {
-	srv, got := fakeService(t, http.StatusOK, schemaExample, 0)
+	srv, got := fakeService(t, http.StatusOK, schemaExample, false)
 	c, err := NewClient(srv.URL+"/base/", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +82,7 @@ func TestClientSuccess(t *testing.T) {
 }
 
 func TestClientLeavesOutAnEmptyQuery(t *testing.T) {
-	srv, got := fakeService(t, http.StatusOK, `{"context":[]}`, 0)
+	srv, got := fakeService(t, http.StatusOK, `{"context":[]}`, false)
 	c, _ := NewClient(srv.URL, 0)
 	r := request()
 	r.Query = ""
@@ -98,7 +96,7 @@ func TestClientLeavesOutAnEmptyQuery(t *testing.T) {
 
 func TestClientEmpty(t *testing.T) {
 	for _, body := range []string{`{"context": [], "citations": []}`, `{"context": []}`} {
-		srv, _ := fakeService(t, http.StatusOK, body, 0)
+		srv, _ := fakeService(t, http.StatusOK, body, false)
 		c, _ := NewClient(srv.URL, 0)
 		res, err := c.Retrieve(context.Background(), request())
 		if err != nil || res.HasKnowledge || len(res.Chunks) != 0 || res.Citations == nil || len(res.Citations) != 0 {
@@ -112,28 +110,28 @@ func TestClientFailures(t *testing.T) {
 		name   string
 		status int
 		body   string
-		delay  time.Duration
+		hang   bool
 		want   string
 	}{
-		{"500", http.StatusInternalServerError, `{"error":"RAG down","detail":"index unavailable"}`, 0, "status 500: RAG down: index unavailable"},
-		{"401", http.StatusUnauthorized, `{"error":"Unauthorized","detail":"X-Tenant-ID is required"}`, 0, "status 401: Unauthorized"},
-		{"502 without a contract body", http.StatusBadGateway, `<html>bad gateway</html>`, 0, "status 502"},
+		{"500", http.StatusInternalServerError, `{"error":"RAG down","detail":"index unavailable"}`, false, "status 500: RAG down: index unavailable"},
+		{"401", http.StatusUnauthorized, `{"error":"Unauthorized","detail":"X-Tenant-ID is required"}`, false, "status 401: Unauthorized"},
+		{"502 without a contract body", http.StatusBadGateway, `<html>bad gateway</html>`, false, "status 502"},
 		// Go words a client timeout differently depending on where it strikes; want "" checks it is one.
-		{"timeout", http.StatusOK, `{"context":[]}`, 2 * time.Second, ""},
-		{"invalid JSON", http.StatusOK, `{"context": [`, 0, "invalid response"},
-		{"not an object", http.StatusOK, `[]`, 0, "invalid response"},
-		{"context missing", http.StatusOK, `{"citations": []}`, 0, "invalid response: context is missing"},
-		{"context null", http.StatusOK, `{"context": null}`, 0, "invalid response: context is missing"},
-		{"context not an array", http.StatusOK, `{"context": {}}`, 0, "invalid response"},
-		{"chunk without id", http.StatusOK, `{"context": [{"content": "x", "documentTitle": "T"}]}`, 0, "invalid response: context[0] lacks id"},
-		{"chunk with a number id", http.StatusOK, `{"context": [{"id": 1, "content": "x", "documentTitle": "T"}]}`, 0, "invalid response"},
-		{"metadata not an object", http.StatusOK, `{"context": [{"id": "a", "content": "x", "documentTitle": "T", "metadata": []}]}`, 0, "invalid response"},
-		{"citation without title", http.StatusOK, `{"context": [], "citations": [{"documentId": "d"}]}`, 0, "invalid response: citations[0] lacks"},
-		{"page not a number", http.StatusOK, `{"context": [], "citations": [{"documentId": "d", "documentTitle": "T", "page": "2"}]}`, 0, "invalid response"},
+		{"timeout", http.StatusOK, `{"context":[]}`, true, ""},
+		{"invalid JSON", http.StatusOK, `{"context": [`, false, "invalid response"},
+		{"not an object", http.StatusOK, `[]`, false, "invalid response"},
+		{"context missing", http.StatusOK, `{"citations": []}`, false, "invalid response: context is missing"},
+		{"context null", http.StatusOK, `{"context": null}`, false, "invalid response: context is missing"},
+		{"context not an array", http.StatusOK, `{"context": {}}`, false, "invalid response"},
+		{"chunk without id", http.StatusOK, `{"context": [{"content": "x", "documentTitle": "T"}]}`, false, "invalid response: context[0] lacks id"},
+		{"chunk with a number id", http.StatusOK, `{"context": [{"id": 1, "content": "x", "documentTitle": "T"}]}`, false, "invalid response"},
+		{"metadata not an object", http.StatusOK, `{"context": [{"id": "a", "content": "x", "documentTitle": "T", "metadata": []}]}`, false, "invalid response"},
+		{"citation without title", http.StatusOK, `{"context": [], "citations": [{"documentId": "d"}]}`, false, "invalid response: citations[0] lacks"},
+		{"page not a number", http.StatusOK, `{"context": [], "citations": [{"documentId": "d", "documentTitle": "T", "page": "2"}]}`, false, "invalid response"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, _ := fakeService(t, tt.status, tt.body, tt.delay)
+			srv, _ := fakeService(t, tt.status, tt.body, tt.hang)
 			c, _ := NewClient(srv.URL, 200*time.Millisecond)
 			_, err := c.Retrieve(context.Background(), request())
 			if tt.want == "" {
@@ -151,7 +149,7 @@ func TestClientFailures(t *testing.T) {
 }
 
 func TestClientHonoursTheContextDeadline(t *testing.T) {
-	srv, _ := fakeService(t, http.StatusOK, `{"context":[]}`, 2*time.Second)
+	srv, _ := fakeService(t, http.StatusOK, `{"context":[]}`, true)
 	c, _ := NewClient(srv.URL, time.Minute)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()

@@ -71,7 +71,8 @@ type step struct {
 	usageGiven       bool
 	status           int
 	retryAfter       time.Duration
-	hang             bool
+	// hang, when set, is closed as the answer that never comes is reached (Hang).
+	hang chan struct{}
 }
 
 // Server is the fake. Its methods are safe for concurrent use.
@@ -144,8 +145,13 @@ func (s *Server) FailRetryAfter(status int, d time.Duration) {
 	s.push(step{status: status, retryAfter: d})
 }
 
-// Hang queues an answer that never comes: the handler waits until the client gives up.
-func (s *Server) Hang() { s.push(step{hang: true}) }
+// Hang queues an answer that never comes: the handler waits until the client gives up. The
+// channel is closed when a request has reached it, for tests that act on a call in flight.
+func (s *Server) Hang() <-chan struct{} {
+	reached := make(chan struct{})
+	s.push(step{hang: reached})
+	return reached
+}
 
 // SetDefault makes the server answer content once the script is used up, instead of the
 // default 500 "no scripted reply".
@@ -252,7 +258,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case st == nil:
 		writeError(w, http.StatusInternalServerError, "server_error", "", "llmtest: no scripted reply")
-	case st.hang:
+	case st.hang != nil:
+		close(st.hang)
 		select {
 		case <-r.Context().Done():
 		case <-s.closing:

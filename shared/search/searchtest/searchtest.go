@@ -56,8 +56,9 @@ type Script []struct {
 type failure struct {
 	status     int
 	retryAfter time.Duration
-	hang       bool
-	pass       bool
+	// hang, when set, is closed as the request that never gets an answer arrives (Hang).
+	hang chan struct{}
+	pass bool
 }
 
 // Server is the fake. Its methods are safe for concurrent use.
@@ -150,8 +151,13 @@ func (s *Server) FailRetryAfter(status int, d time.Duration) {
 // requests that follow (e.g. the second search of a widened one).
 func (s *Server) Pass() { s.push(failure{pass: true}) }
 
-// Hang makes the next request wait without an answer until the client gives up.
-func (s *Server) Hang() { s.push(failure{hang: true}) }
+// Hang makes the next request wait without an answer until the client gives up. The channel is
+// closed when that request has arrived, for tests that act on a call in flight.
+func (s *Server) Hang() <-chan struct{} {
+	reached := make(chan struct{})
+	s.push(failure{hang: reached})
+	return reached
+}
 
 // Requests returns the requests received so far, in order.
 func (s *Server) Requests() []Recorded {
@@ -222,7 +228,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	switch {
-	case fail != nil && fail.hang:
+	case fail != nil && fail.hang != nil:
+		close(fail.hang)
 		select {
 		case <-r.Context().Done():
 		case <-s.closing:

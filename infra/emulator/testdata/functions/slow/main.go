@@ -1,7 +1,9 @@
-// Command slow sleeps ms milliseconds (default 10 s) before answering, to run past its timeout.
+// Command slow sleeps ms milliseconds (default 10 s) before answering, to run past its timeout;
+// it prints a line as it starts, which tests wait for.
 package main
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"time"
@@ -15,6 +17,7 @@ func handle(req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse
 	if err != nil {
 		ms = 10000
 	}
+	fmt.Println("slow: invocation started") // tests wait for this line
 	time.Sleep(time.Duration(ms) * time.Millisecond)
 	return events.APIGatewayV2HTTPResponse{
 		StatusCode: 200,
