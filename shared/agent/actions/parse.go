@@ -26,33 +26,16 @@ func (g *Grammar) Parse(s string) (Action, error) {
 	if m := secretCall.FindStringSubmatch(src); m != nil {
 		return g.parseSecretCall(m[1], m[2])
 	}
-	n := 0
-	for n < len(src) && isIdentByte(src[n]) {
-		n++
+	spec, lx, err := g.opening(src)
+	if err != nil {
+		return Action{}, err
 	}
-	name := src[:n]
-	if name == "" || isDigit(name[0]) {
-		return Action{}, fmt.Errorf("an action starts with its name, such as click(12); got %s", snippet(src))
-	}
-	spec := g.byName[name]
-	if spec == nil {
-		return Action{}, g.unknown(name)
-	}
-	lx := lexer{src: src, i: n, name: name}
-	lx.skipSpace()
-	if lx.i == len(src) {
-		return Action{}, fmt.Errorf("%s needs parentheses: write %s", name, forms(spec))
-	}
-	if src[lx.i] != '(' {
-		return Action{}, fmt.Errorf(`expected "(" after %s, got %s: write %s`, name, snippet(src[lx.i:]), forms(spec))
-	}
-	lx.i++
 	toks, err := lx.args()
 	if err != nil {
 		return Action{}, err
 	}
 	if lx.i != len(src) {
-		return Action{}, fmt.Errorf(`unexpected text after the closing ")" of %s: %s; write exactly one action and nothing after it`, name, snippet(strings.TrimLeft(src[lx.i:], " \t\r\n")))
+		return Action{}, fmt.Errorf(`unexpected text after the closing ")" of %s: %s; write exactly one action and nothing after it`, spec.Name, snippet(strings.TrimLeft(src[lx.i:], " \t\r\n")))
 	}
 	if err := checkCount(spec, len(toks)); err != nil {
 		return Action{}, err
@@ -66,6 +49,33 @@ func (g *Grammar) Parse(s string) (Action, error) {
 		args = append(args, v)
 	}
 	return Action{spec: spec, args: args}, nil
+}
+
+// opening reads the action's name and its opening parenthesis; the lexer it returns stands
+// after the parenthesis, at the arguments.
+func (g *Grammar) opening(src string) (*Spec, *lexer, error) {
+	n := 0
+	for n < len(src) && isIdentByte(src[n]) {
+		n++
+	}
+	name := src[:n]
+	if name == "" || isDigit(name[0]) {
+		return nil, nil, fmt.Errorf("an action starts with its name, such as click(12); got %s", snippet(src))
+	}
+	spec := g.byName[name]
+	if spec == nil {
+		return nil, nil, g.unknown(name)
+	}
+	lx := &lexer{src: src, i: n, name: name}
+	lx.skipSpace()
+	if lx.i == len(src) {
+		return nil, nil, fmt.Errorf("%s needs parentheses: write %s", name, forms(spec))
+	}
+	if src[lx.i] != '(' {
+		return nil, nil, fmt.Errorf(`expected "(" after %s, got %s: write %s`, name, snippet(src[lx.i:]), forms(spec))
+	}
+	lx.i++
+	return spec, lx, nil
 }
 
 // New builds an action from Go values, checked like Parse checks text: int for an element id,
@@ -328,31 +338,37 @@ func (lx *lexer) escape() (rune, error) {
 	case 't':
 		return '\t', nil
 	case 'u':
-		r, ok := lx.hex4()
-		if !ok {
-			return 0, fmt.Errorf(`%s: \u must be followed by 4 hex digits, like \u00e9`, lx.name)
-		}
-		if 0xDC00 <= r && r <= 0xDFFF {
-			return 0, fmt.Errorf(`%s: a string has a lone surrogate \u%04x; write the character itself`, lx.name, r)
-		}
-		if 0xD800 <= r && r <= 0xDBFF {
-			if !strings.HasPrefix(lx.src[lx.i:], `\u`) {
-				return 0, fmt.Errorf(`%s: a string has a lone surrogate \u%04x; write the character itself`, lx.name, r)
-			}
-			lx.i += 2
-			lo, ok := lx.hex4()
-			if !ok || lo < 0xDC00 || lo > 0xDFFF {
-				return 0, fmt.Errorf(`%s: a string has a lone surrogate \u%04x; write the character itself`, lx.name, r)
-			}
-			return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), nil
-		}
-		return r, nil
+		return lx.unicodeEscape()
 	}
 	esc := `\` + string(c)
 	if c >= utf8.RuneSelf || c < 0x20 {
 		esc = fmt.Sprintf(`\ followed by byte %#02x`, c)
 	}
 	return 0, fmt.Errorf(`%s: invalid escape %s in a string; the escapes are \" \\ \/ \b \f \n \r \t and \uXXXX`, lx.name, esc)
+}
+
+// unicodeEscape reads the hex digits of a \u escape (lx.i after the u), and the low half that
+// must follow a high surrogate.
+func (lx *lexer) unicodeEscape() (rune, error) {
+	r, ok := lx.hex4()
+	if !ok {
+		return 0, fmt.Errorf(`%s: \u must be followed by 4 hex digits, like \u00e9`, lx.name)
+	}
+	if 0xDC00 <= r && r <= 0xDFFF {
+		return 0, fmt.Errorf(`%s: a string has a lone surrogate \u%04x; write the character itself`, lx.name, r)
+	}
+	if r < 0xD800 || r > 0xDBFF {
+		return r, nil
+	}
+	if !strings.HasPrefix(lx.src[lx.i:], `\u`) {
+		return 0, fmt.Errorf(`%s: a string has a lone surrogate \u%04x; write the character itself`, lx.name, r)
+	}
+	lx.i += 2
+	lo, ok := lx.hex4()
+	if !ok || lo < 0xDC00 || lo > 0xDFFF {
+		return 0, fmt.Errorf(`%s: a string has a lone surrogate \u%04x; write the character itself`, lx.name, r)
+	}
+	return 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00), nil
 }
 
 func (lx *lexer) hex4() (rune, bool) {
@@ -379,21 +395,10 @@ func (lx *lexer) hex4() (rune, bool) {
 // convert turns a token into the value of argument a, or explains why it can't.
 func convert(spec *Spec, a ArgSpec, t token) (any, error) {
 	var v any
+	var err error
 	switch a.Kind {
 	case KindElement:
-		if t.quoted {
-			return nil, fmt.Errorf("%s: the element id must be a number without quotes, like 12; got %s", spec.Name, t.raw)
-		}
-		if !allDigits(t.raw) {
-			return nil, fmt.Errorf("%s: the element id must be a whole number like 12, got %s", spec.Name, rawSnippet(t.raw))
-		}
-		if len(t.raw) > 1 && t.raw[0] == '0' {
-			return nil, fmt.Errorf("%s: write the element id without leading zeros, like 12; got %s", spec.Name, t.raw)
-		}
-		if len(t.raw) > len(strconv.Itoa(MaxElementID)) {
-			return nil, fmt.Errorf("%s: element id %s is too large; use an id from the page", spec.Name, rawSnippet(t.raw))
-		}
-		v, _ = strconv.Atoi(t.raw)
+		v, err = readElementID(spec, t)
 	case KindSeconds:
 		if t.quoted {
 			return nil, fmt.Errorf("%s: %s must be a number without quotes, like 2 or 1.5; got %s", spec.Name, a.Name, t.raw)
@@ -404,21 +409,44 @@ func convert(spec *Spec, a ArgSpec, t token) (any, error) {
 		}
 		v = d
 	default:
-		if !t.quoted {
-			if strings.HasPrefix(t.raw, "'") {
-				return nil, fmt.Errorf("%s: %s must be in double quotes, not single quotes: write %s", spec.Name, a.Name, forms(spec))
-			}
-			if a.Kind == KindChoice {
-				return nil, fmt.Errorf("%s: %s must be one of %s, in double quotes; got %s", spec.Name, a.Name, quotedList(a.Choices), rawSnippet(t.raw))
-			}
-			return nil, fmt.Errorf("%s: %s must be a string in double quotes, like %s; got %s", spec.Name, a.Name, placeholder(a), rawSnippet(t.raw))
-		}
-		v = t.str
+		v, err = readString(spec, a, t)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if err := checkValue(spec, a, v); err != nil {
 		return nil, err
 	}
 	return v, nil
+}
+
+// readElementID reads an element id: a bare whole number without leading zeros.
+func readElementID(spec *Spec, t token) (int, error) {
+	switch {
+	case t.quoted:
+		return 0, fmt.Errorf("%s: the element id must be a number without quotes, like 12; got %s", spec.Name, t.raw)
+	case !allDigits(t.raw):
+		return 0, fmt.Errorf("%s: the element id must be a whole number like 12, got %s", spec.Name, rawSnippet(t.raw))
+	case len(t.raw) > 1 && t.raw[0] == '0':
+		return 0, fmt.Errorf("%s: write the element id without leading zeros, like 12; got %s", spec.Name, t.raw)
+	case len(t.raw) > len(strconv.Itoa(MaxElementID)):
+		return 0, fmt.Errorf("%s: element id %s is too large; use an id from the page", spec.Name, rawSnippet(t.raw))
+	}
+	id, _ := strconv.Atoi(t.raw)
+	return id, nil
+}
+
+// readString reads a text, URL or choice argument: a double-quoted string.
+func readString(spec *Spec, a ArgSpec, t token) (string, error) {
+	switch {
+	case t.quoted:
+		return t.str, nil
+	case strings.HasPrefix(t.raw, "'"):
+		return "", fmt.Errorf("%s: %s must be in double quotes, not single quotes: write %s", spec.Name, a.Name, forms(spec))
+	case a.Kind == KindChoice:
+		return "", fmt.Errorf("%s: %s must be one of %s, in double quotes; got %s", spec.Name, a.Name, quotedList(a.Choices), rawSnippet(t.raw))
+	}
+	return "", fmt.Errorf("%s: %s must be a string in double quotes, like %s; got %s", spec.Name, a.Name, placeholder(a), rawSnippet(t.raw))
 }
 
 // parseSeconds reads a decimal number of seconds with at most 3 decimal places into milliseconds.

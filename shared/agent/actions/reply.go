@@ -48,32 +48,9 @@ func ParseReply(text string) (thought, action string, err error) {
 // block. Refused: no Action block, or more than one; more than one block of another tag; a block
 // that is not closed, or a closing tag without its opening; a tag inside a block; an empty action.
 func ParseReplySections(text string) (Reply, error) {
-	blocks := map[string][]string{}
-	for i := 0; ; {
-		j := strings.IndexByte(text[i:], '<')
-		if j < 0 {
-			break
-		}
-		j += i
-		tag, closing, n := tagAt(text, j)
-		if tag == "" {
-			i = j + 1
-			continue
-		}
-		if closing {
-			return Reply{}, fmt.Errorf("the reply has </%s> without an opening <%s>; write <Thought>…</Thought><Action>…</Action>", tag, tag)
-		}
-		body := j + n
-		end := closeTag(text, body, tag)
-		if end < 0 {
-			return Reply{}, fmt.Errorf("<%s> is not closed; end it with </%s>", tag, tag)
-		}
-		content := text[body:end]
-		if inner := firstTag(content); inner != "" {
-			return Reply{}, fmt.Errorf("the <%s> block contains %s; put each block after the other, not inside it", tag, inner)
-		}
-		blocks[tag] = append(blocks[tag], content)
-		i = end + len(tag) + 3
+	blocks, err := readBlocks(text)
+	if err != nil {
+		return Reply{}, err
 	}
 	acts, batch := blocks["Action"], blocks["Actions"]
 	switch {
@@ -102,6 +79,42 @@ func ParseReplySections(text string) (Reply, error) {
 			r.Sections[tag] = strings.TrimSpace(bs[0])
 		}
 	}
+	return withActions(r, acts, batch)
+}
+
+// readBlocks reads the reply's blocks by tag, each tag's in order; text outside them is skipped.
+func readBlocks(text string) (map[string][]string, error) {
+	blocks := map[string][]string{}
+	for i := 0; ; {
+		j := strings.IndexByte(text[i:], '<')
+		if j < 0 {
+			return blocks, nil
+		}
+		j += i
+		tag, closing, n := tagAt(text, j)
+		if tag == "" {
+			i = j + 1
+			continue
+		}
+		if closing {
+			return nil, fmt.Errorf("the reply has </%s> without an opening <%s>; write <Thought>…</Thought><Action>…</Action>", tag, tag)
+		}
+		body := j + n
+		end := closeTag(text, body, tag)
+		if end < 0 {
+			return nil, fmt.Errorf("<%s> is not closed; end it with </%s>", tag, tag)
+		}
+		content := text[body:end]
+		if inner := firstTag(content); inner != "" {
+			return nil, fmt.Errorf("the <%s> block contains %s; put each block after the other, not inside it", tag, inner)
+		}
+		blocks[tag] = append(blocks[tag], content)
+		i = end + len(tag) + 3
+	}
+}
+
+// withActions completes r with its action, or the batch of the one <Actions> block.
+func withActions(r Reply, acts, batch []string) (Reply, error) {
 	if len(batch) > 0 {
 		r.Actions = batchLines(batch[0])
 		if len(r.Actions) == 0 {
