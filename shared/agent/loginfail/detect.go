@@ -87,21 +87,26 @@ func consider(best match, s string, src source, curLogin bool, seen map[string]b
 		return best
 	}
 	f := fold(st)
-	short := runeCountAtMost(st, weakMaxRunes)
+	weakCounts := runeCountAtMost(st, weakMaxRunes) && (src != fromText || curLogin)
+	found, langs := strongestMatch(f, func(r rule) bool {
+		return best.better(r.kind) && (only == nil || only(r.kind)) && (!r.weak || weakCounts)
+	})
+	if !found.found {
+		return best
+	}
+	found.evidence, found.lang = st, language(langs, f)
+	return found
+}
+
+// strongestMatch finds, among the eligible rules, those of the highest priority that the folded
+// sentence f matches as a message rather than as a hint; langs are their languages, in order.
+func strongestMatch(f string, eligible func(rule) bool) (found match, langs []string) {
 	var hint []int
 	hintDone := false
-	found := match{}
-	var langs []string
 	rules, index := ruleSet()
 	candidates := index.candidates(f)
 	for i, r := range rules {
-		if found.found && priority[r.kind] > priority[found.kind] {
-			continue
-		}
-		if !best.better(r.kind) || (only != nil && !only(r.kind)) || (r.weak && !(short && (src != fromText || curLogin))) {
-			continue
-		}
-		if !candidates[i] {
+		if found.found && priority[r.kind] > priority[found.kind] || !candidates[i] || !eligible(r) {
 			continue
 		}
 		loc := r.re().FindStringIndex(f)
@@ -117,15 +122,11 @@ func consider(best match, s string, src source, curLogin bool, seen map[string]b
 			continue
 		}
 		if !found.found || priority[r.kind] < priority[found.kind] {
-			found, langs = match{found: true, kind: r.kind, lang: r.lang, evidence: st}, nil
+			found, langs = match{found: true, kind: r.kind, lang: r.lang}, nil
 		}
 		langs = append(langs, r.lang)
 	}
-	if !found.found {
-		return best
-	}
-	found.lang = language(langs, f)
-	return found
+	return found, langs
 }
 
 // language picks, among the languages whose rules matched a sentence (in rule order),
