@@ -122,26 +122,37 @@ func DecodeStep(r *http.Request, id accounts.Identity) (runs.StepRequest, error)
 		}
 	}
 	req.NoCache = body.Cache != nil && !*body.Cache
-	if res := body.LastActionResult; res != nil {
-		if res.Success == nil {
-			return req, httpapi.Validation("lastActionResult.success", "is required")
-		}
-		req.LastActionResult = &runs.Result{Success: *res.Success, Message: cut(res.Message), Error: cut(res.Error)}
-	}
-	if len(body.LastActionResults) > actionbatch.Max {
-		return req, httpapi.Validation("lastActionResults", fmt.Sprintf("must have at most %d entries", actionbatch.Max))
-	}
-	for i, res := range body.LastActionResults {
-		if res.Success == nil {
-			return req, httpapi.Validation(fmt.Sprintf("lastActionResults[%d].success", i), "is required")
-		}
-		if res.Skipped && *res.Success {
-			return req, httpapi.Validation(fmt.Sprintf("lastActionResults[%d].skipped", i), "a skipped call cannot have succeeded")
-		}
-		req.LastActionResults = append(req.LastActionResults, runs.Result{Success: *res.Success, Message: cut(res.Message), Error: cut(res.Error), Skipped: res.Skipped})
+	if req.LastActionResult, req.LastActionResults, err = readResults(body); err != nil {
+		return req, err
 	}
 	req.IdempotencyKey, req.RequestHash, err = httpapi.IdempotencyKey(r, raw)
 	return req, err
+}
+
+// readResults reads the client's results of the last step: of its one call, or of each call of
+// its batch.
+func readResults(body stepBody) (*runs.Result, []runs.Result, error) {
+	var last *runs.Result
+	if res := body.LastActionResult; res != nil {
+		if res.Success == nil {
+			return nil, nil, httpapi.Validation("lastActionResult.success", "is required")
+		}
+		last = &runs.Result{Success: *res.Success, Message: cut(res.Message), Error: cut(res.Error)}
+	}
+	if len(body.LastActionResults) > actionbatch.Max {
+		return nil, nil, httpapi.Validation("lastActionResults", fmt.Sprintf("must have at most %d entries", actionbatch.Max))
+	}
+	var batch []runs.Result
+	for i, res := range body.LastActionResults {
+		if res.Success == nil {
+			return nil, nil, httpapi.Validation(fmt.Sprintf("lastActionResults[%d].success", i), "is required")
+		}
+		if res.Skipped && *res.Success {
+			return nil, nil, httpapi.Validation(fmt.Sprintf("lastActionResults[%d].skipped", i), "a skipped call cannot have succeeded")
+		}
+		batch = append(batch, runs.Result{Success: *res.Success, Message: cut(res.Message), Error: cut(res.Error), Skipped: res.Skipped})
+	}
+	return last, batch, nil
 }
 
 type answerBody struct {

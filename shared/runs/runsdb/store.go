@@ -306,30 +306,64 @@ func (s *Store) Save(ctx context.Context, prev, next runs.Run, entry *runs.Entry
 	var items []dynamo.Item
 	if idem != nil {
 		// First, so that a concurrent request with the same key is reported as such.
-		exp := now.Add(s.Retention.Idempotency)
-		rpk, rsk := expiry.Keys(pk, exp)
-		av, err := attributevalue.MarshalMap(idemItem{
-			PK: pk, SK: idemSK(idem.Scope, idem.Key), RetentionPK: rpk, RetentionSK: rsk, RequestHash: idem.RequestHash,
-			Body: idem.Body, CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: exp.Unix(),
-		})
+		it, err := s.idemPut(pk, *idem, now)
 		if err != nil {
-			return fmt.Errorf("encode idempotency record: %w", err)
+			return err
 		}
-		items = append(items, dynamo.Item{
-			Write: types.TransactWriteItem{Put: &types.Put{
-				TableName: aws.String(s.table), Item: av,
-				// An expired record may be replaced: TTL has just not removed it yet.
-				ConditionExpression:       aws.String("attribute_not_exists(PK) OR expiresAt <= :now"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":now": dynamo.Num(now.Unix())},
-			}},
-			OnConditionFailed: runs.ErrIdempotencyRace,
-		})
+		items = append(items, it)
 	}
+	header, err := s.headerPut(prev, next, now)
+	if err != nil {
+		return err
+	}
+	items = append(items, header)
+	if entry != nil {
+		it, err := s.entryPut(next, *entry, now)
+		if err != nil {
+			return err
+		}
+		items = append(items, it)
+	}
+	// The step is stored: its lease, if it took one, ends with it.
+	items = append(items, dynamo.Item{Write: types.TransactWriteItem{Delete: &types.Delete{
+		TableName: aws.String(s.table), Key: dynamo.Key(pk, leaseSK),
+	}}})
+	if err := dynamo.Write(ctx, s.client, items); err != nil {
+		return fmt.Errorf("save run %s at step %d: %w", next.ID, next.CurrentStep, err)
+	}
+	return nil
+}
+
+// idemPut records the response for the request's Idempotency-Key, unless another request holds
+// the key.
+func (s *Store) idemPut(pk string, idem runs.IdempotencyRecord, now time.Time) (dynamo.Item, error) {
+	exp := now.Add(s.Retention.Idempotency)
+	rpk, rsk := expiry.Keys(pk, exp)
+	av, err := attributevalue.MarshalMap(idemItem{
+		PK: pk, SK: idemSK(idem.Scope, idem.Key), RetentionPK: rpk, RetentionSK: rsk, RequestHash: idem.RequestHash,
+		Body: idem.Body, CreatedAt: now.Format(time.RFC3339Nano), ExpiresAt: exp.Unix(),
+	})
+	if err != nil {
+		return dynamo.Item{}, fmt.Errorf("encode idempotency record: %w", err)
+	}
+	return dynamo.Item{
+		Write: types.TransactWriteItem{Put: &types.Put{
+			TableName: aws.String(s.table), Item: av,
+			// An expired record may be replaced: TTL has just not removed it yet.
+			ConditionExpression:       aws.String("attribute_not_exists(PK) OR expiresAt <= :now"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":now": dynamo.Num(now.Unix())},
+		}},
+		OnConditionFailed: runs.ErrIdempotencyRace,
+	}, nil
+}
+
+// headerPut replaces the run's header, on condition that it is still prev and not expired.
+func (s *Store) headerPut(prev, next runs.Run, now time.Time) (dynamo.Item, error) {
 	header, err := attributevalue.MarshalMap(s.headerOf(next))
 	if err != nil {
-		return fmt.Errorf("encode run %s: %w", next.ID, err)
+		return dynamo.Item{}, fmt.Errorf("encode run %s: %w", next.ID, err)
 	}
-	items = append(items, dynamo.Item{
+	return dynamo.Item{
 		Write: types.TransactWriteItem{Put: &types.Put{
 			TableName: aws.String(s.table), Item: header,
 			ConditionExpression:      aws.String("currentStep = :step AND #status = :status AND expiresAt > :now"),
@@ -341,27 +375,21 @@ func (s *Store) Save(ctx context.Context, prev, next runs.Run, entry *runs.Entry
 			},
 		}},
 		OnConditionFailed: runs.ErrConflict,
-	})
-	if entry != nil {
-		av, err := attributevalue.MarshalMap(s.entryOf(next, *entry, now))
-		if err != nil {
-			return fmt.Errorf("encode step %d of run %s: %w", entry.StepNumber, next.ID, err)
-		}
-		items = append(items, dynamo.Item{
-			Write: types.TransactWriteItem{Put: &types.Put{
-				TableName: aws.String(s.table), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
-			}},
-			OnConditionFailed: runs.ErrConflict,
-		})
+	}, nil
+}
+
+// entryPut appends the step's entry, which no step may have written before.
+func (s *Store) entryPut(next runs.Run, entry runs.Entry, now time.Time) (dynamo.Item, error) {
+	av, err := attributevalue.MarshalMap(s.entryOf(next, entry, now))
+	if err != nil {
+		return dynamo.Item{}, fmt.Errorf("encode step %d of run %s: %w", entry.StepNumber, next.ID, err)
 	}
-	// The step is stored: its lease, if it took one, ends with it.
-	items = append(items, dynamo.Item{Write: types.TransactWriteItem{Delete: &types.Delete{
-		TableName: aws.String(s.table), Key: dynamo.Key(pk, leaseSK),
-	}}})
-	if err := dynamo.Write(ctx, s.client, items); err != nil {
-		return fmt.Errorf("save run %s at step %d: %w", next.ID, next.CurrentStep, err)
-	}
-	return nil
+	return dynamo.Item{
+		Write: types.TransactWriteItem{Put: &types.Put{
+			TableName: aws.String(s.table), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+		}},
+		OnConditionFailed: runs.ErrConflict,
+	}, nil
 }
 
 // leaseSK is the sort key of a run's lease, an item of its own: the header holds the current
