@@ -73,12 +73,6 @@ var wiring = []string{
 	"shared/realtimeapp",         // the WebSocket API's functions and the publishers: the realtime store
 }
 
-// pageViewUsers are the packages outside the interact engine (shared/agent/...) that may import its
-// page view: the action cache keys and replays steps on that view for both engines, and the run
-// engine builds the view of a snapshot for it. Anything else that needs part of the view (the
-// token estimator, say) gets it from a leaf package.
-var pageViewUsers = []string{"shared/actioncache", "shared/runs"}
-
 type listed struct {
 	ImportPath string
 	Dir        string
@@ -167,8 +161,10 @@ func TestDependenciesRunOneWay(t *testing.T) {
 				t.Errorf("%s imports shared/history: the run API shares nothing with the interact history", p.ImportPath)
 			case strings.HasPrefix(imp, "infra/"):
 				t.Errorf("%s imports %s: shared code runs in the functions, and infra/ is tools and test support built on it", p.ImportPath, imp)
-			case imp == "shared/agent/page" && p.ImportPath != "shared/agent" && !strings.HasPrefix(p.ImportPath, "shared/agent/") && !slices.Contains(pageViewUsers, p.ImportPath):
-				t.Errorf("%s imports the interact engine's page view shared/agent/page: take what it needs from a leaf package (shared/tokens)", p.ImportPath)
+			case imp == "shared/agent/page" && p.ImportPath != "shared/agent" && !strings.HasPrefix(p.ImportPath, "shared/agent/"):
+				t.Errorf("%s imports the interact engine's page view shared/agent/page: the parsed page is shared/pagemodel, the token estimator shared/tokens", p.ImportPath)
+			case p.ImportPath == "shared/pagemodel" && (strings.HasPrefix(imp, "shared/agent") || strings.HasPrefix(imp, "shared/runs")):
+				t.Errorf("shared/pagemodel imports %s: the parsed page serves both engines and the action cache, and depends on neither engine", imp)
 			}
 		}
 	}

@@ -49,6 +49,7 @@ import (
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/llm/provider"
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/ratelimit"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/runs/runapi"
@@ -618,7 +619,7 @@ func (e *stepEnv) promptTokens(b *testing.B, n int) (est, exact, pageTokens int)
 		}
 		exact += c
 	}
-	rendered := page.Render(page.Parse(benchPage(n, 1)), page.Options{Query: "Add the cheapest steel water bottle to the cart"})
+	rendered := page.Render(pagemodel.Parse(benchPage(n, 1)), page.Options{Query: "Add the cheapest steel water bottle to the cart"})
 	return est, exact, rendered.Tokens
 }
 

@@ -8,7 +8,7 @@ type Act struct {
 	// Form is the action in the engine's own notation with everything but its element and its
 	// answer: two steps with one Form on one target are the same step.
 	Form string
-	// Element is the id, in the page.Page the engine gave Open, of the element it acts on.
+	// Element is the id, in the pagemodel.Page the engine gave Open, of the element it acts on.
 	Element    int
 	HasElement bool
 	// Typed is the text it types ("" for none): a value the task read earlier must not be replayed.

@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 )
 
 // An answer (finish("…")) is never replayed from the cache: the entry keeps the answer as a
@@ -38,7 +38,7 @@ const (
 )
 
 // lines are the page's text lines in a fixed order: its plain text, then its elements' texts.
-func lines(pg *page.Page) []string {
+func lines(pg *pagemodel.Page) []string {
 	out := append([]string(nil), pg.Texts()...)
 	for _, e := range pg.Elements() {
 		if e.Text != "" {
@@ -51,7 +51,7 @@ func lines(pg *page.Page) []string {
 // learnAnswer turns a run's answer into a template: the longest spans of its words that the
 // page shows and the task did not give become facts. It fails when a fact cannot be located
 // unambiguously, so that such an answer is always left to the model.
-func learnAnswer(result, task string, pg *page.Page) (Answer, bool) {
+func learnAnswer(result, task string, pg *pagemodel.Page) (Answer, bool) {
 	ls := lines(pg)
 	all := strings.Join(ls, "\n")
 	lowTask := strings.ToLower(task)
@@ -146,7 +146,7 @@ func (f Fact) read(ls []string) (string, bool) {
 
 // Rederive reads the answer's facts from the current page and fills the template. It fails
 // when a fact is missing, ambiguous or different from what the run read.
-func (a Answer) Rederive(pg *page.Page) (string, bool) {
+func (a Answer) Rederive(pg *pagemodel.Page) (string, bool) {
 	ls := lines(pg)
 	var b strings.Builder
 	for i, part := range a.Parts {

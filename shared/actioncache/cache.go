@@ -22,7 +22,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 )
 
 // ErrNotFound is what a Store answers for an entry that is absent or expired.
@@ -128,7 +128,7 @@ type Open struct {
 	// Trail is the task's trail as the previous step left it (nil for a new task).
 	Trail []byte
 	URL   string
-	Page  *page.Page
+	Page  *pagemodel.Page
 	// LastFailed says the previous action failed: the client reported a failure or its
 	// deterministic verification did.
 	LastFailed bool
@@ -329,7 +329,7 @@ func (t *Turn) align() (int, bool) {
 
 // replay makes the entry step's action, or batch, for the current page: every target must
 // match exactly one element of it.
-func replay(s Step, pg *page.Page) (Act, string) {
+func replay(s Step, pg *pagemodel.Page) (Act, string) {
 	var acts []Act
 	for _, p := range s.parts() {
 		a := Act{Name: p.Name, Form: p.Action, Kind: p.Kind}
@@ -498,7 +498,7 @@ func (s *Step) makeHole(why string) {
 
 // describePart is one action as an entry keeps it, with why it must not be replayed ("" when
 // it may be).
-func describePart(a Act, vars map[string]string, pg *page.Page) (Part, string) {
+func describePart(a Act, vars map[string]string, pg *pagemodel.Page) (Part, string) {
 	p := Part{Action: a.Form, Name: a.Name, Kind: a.Kind}
 	why := unsafeToReplay(a, vars, pg)
 	if a.HasElement {
@@ -524,7 +524,7 @@ func orReason(first, then string) string {
 }
 
 // unsafeToReplay says why an action must never come from the cache.
-func unsafeToReplay(a Act, vars map[string]string, pg *page.Page) string {
+func unsafeToReplay(a Act, vars map[string]string, pg *pagemodel.Page) string {
 	switch a.Kind {
 	case AsksUser:
 		return "it asks the user"

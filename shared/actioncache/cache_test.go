@@ -12,7 +12,7 @@ import (
 
 	"github.com/screenagent/backend/shared/actioncache"
 	"github.com/screenagent/backend/shared/actioncache/cachetest"
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 )
 
 const (
@@ -62,7 +62,7 @@ func playTask(t *testing.T, c *actioncache.Cache, tenant, taskID, taskText strin
 	var out []actioncache.Outcome
 	var taken []string
 	for _, v := range visits {
-		pg := page.Parse(v.dom)
+		pg := pagemodel.Parse(v.dom)
 		turn := c.Open(ctx, actioncache.Open{TenantID: tenant, TaskID: taskID, Task: taskText, Trail: trail, URL: v.url, Page: pg, LastFailed: v.failed})
 		a, served := turn.Lookup(ctx)
 		if !served {
@@ -234,7 +234,7 @@ func TestOptedOutTasksAreNeitherServedNorLearned(t *testing.T) {
 	c, _, _ := newCache(t)
 	play(t, c, "ten-a", "t1", settingsRun)
 	ctx := context.Background()
-	turn := c.Open(ctx, actioncache.Open{TenantID: "ten-a", TaskID: "t2", Task: task, URL: home, Page: page.Parse(homeDOM), Disabled: true})
+	turn := c.Open(ctx, actioncache.Open{TenantID: "ten-a", TaskID: "t2", Task: task, URL: home, Page: pagemodel.Parse(homeDOM), Disabled: true})
 	if _, served := turn.Lookup(ctx); served || turn.Outcome().Status != actioncache.Off {
 		t.Errorf("opted-out lookup served %v with %+v, want nothing and off", served, turn.Outcome())
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 )
 
 // A fact the model read on one page and used later (in the task's result, or typed into a
@@ -29,7 +29,7 @@ const (
 
 // seenWords is the set of the page's words (title, text lines, element texts) but the task's
 // own, the value of a secret field and any typed secret value (redact).
-func seenWords(pg *page.Page, task string, redact func(string) string) []byte {
+func seenWords(pg *pagemodel.Page, task string, redact func(string) string) []byte {
 	set := make([]byte, seenBits/8)
 	given := map[string]bool{}
 	for _, w := range words(task) {

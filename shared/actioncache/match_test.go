@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 )
 
 func TestTargetsResolveToExactlyOneElement(t *testing.T) {
 	const original = `<ul><li>Alice <button id="1">Delete</button></li><li>Bob <button id="2">Delete</button></li></ul><a id="3" href="/help">Help</a>`
 	target := func(t *testing.T, dom string, id int) Target {
 		t.Helper()
-		tg, ok := targetOf(page.Parse(dom), id)
+		tg, ok := targetOf(pagemodel.Parse(dom), id)
 		if !ok {
 			t.Fatalf("no element %d", id)
 		}
@@ -36,7 +36,7 @@ func TestTargetsResolveToExactlyOneElement(t *testing.T) {
 		{"another label", `<ul><li>Bob <button id="2">Remove</button></li></ul>`, bobs, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			id, fits := resolve(page.Parse(tc.dom), tc.t)
+			id, fits := resolve(pagemodel.Parse(tc.dom), tc.t)
 			if fits != tc.wantFits || fits == 1 && id != tc.wantID {
 				t.Errorf("resolve = id %d, %d fits; want id %d, %d fits", id, fits, tc.wantID, tc.wantFits)
 			}
@@ -46,7 +46,7 @@ func TestTargetsResolveToExactlyOneElement(t *testing.T) {
 
 func TestPageKeys(t *testing.T) {
 	const base = `<div><h1>Inbox (3)</h1><p>Updated 10:42</p><input id="1" name="q" value="x"/><button id="2">Search</button></div>`
-	key := PageKey("https://mail.example/u/123/inbox?page=2&tab=all", page.Parse(base))
+	key := PageKey("https://mail.example/u/123/inbox?page=2&tab=all", pagemodel.Parse(base))
 	for _, tc := range []struct {
 		name, url, dom string
 		same           bool
@@ -61,7 +61,7 @@ func TestPageKeys(t *testing.T) {
 		{"another query value without digits", "https://mail.example/u/123/inbox?page=2&tab=starred", base, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := PageKey(tc.url, page.Parse(tc.dom)) == key; got != tc.same {
+			if got := PageKey(tc.url, pagemodel.Parse(tc.dom)) == key; got != tc.same {
 				t.Errorf("same key = %v, want %v", got, tc.same)
 			}
 		})
@@ -86,7 +86,7 @@ func TestTaskKeyIgnoresFormOnly(t *testing.T) {
 func TestAnswersAreReadFromTheCurrentPage(t *testing.T) {
 	const task = "What does the Blue teapot cost?"
 	const learned = `<div><h1>Blue teapot</h1><p>Price</p><p>$24.50</p><p>Ships in 2 days</p><button id="1">Add to cart</button></div>`
-	ans, ok := learnAnswer("The Blue teapot costs $24.50.", task, page.Parse(learned))
+	ans, ok := learnAnswer("The Blue teapot costs $24.50.", task, pagemodel.Parse(learned))
 	if !ok {
 		t.Fatal("learnAnswer failed on a page that shows the price")
 	}
@@ -104,13 +104,13 @@ func TestAnswersAreReadFromTheCurrentPage(t *testing.T) {
 		{"the label before it changed", strings.Replace(learned, "<p>Price</p>", "<p>Was</p>", 1), "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := ans.Rederive(page.Parse(tc.dom))
+			got, ok := ans.Rederive(pagemodel.Parse(tc.dom))
 			if ok != tc.ok || got != tc.want {
 				t.Errorf("Rederive = %q, %v; want %q, %v", got, ok, tc.want, tc.ok)
 			}
 		})
 	}
-	if _, ok := learnAnswer("It costs $24.50.", task, page.Parse(`<ul><li>Price</li><li>$24.50</li><li>Price</li><li>$30.00</li></ul>`)); ok {
+	if _, ok := learnAnswer("It costs $24.50.", task, pagemodel.Parse(`<ul><li>Price</li><li>$24.50</li><li>Price</li><li>$30.00</li></ul>`)); ok {
 		t.Error("learnAnswer located a value where lines alike give another, want a refusal")
 	}
 }
@@ -120,7 +120,7 @@ func FuzzAnswerTemplate(f *testing.F) {
 	f.Add("", "", "")
 	f.Add("a  b\u00a0c «d» 12", "x", `<li>12</li><li>d</li><a id="1">a b</a>`)
 	f.Fuzz(func(t *testing.T, answer, task, dom string) {
-		pg := page.Parse(dom)
+		pg := pagemodel.Parse(dom)
 		ans, ok := learnAnswer(answer, task, pg)
 		if !ok {
 			return
@@ -134,7 +134,7 @@ func FuzzAnswerTemplate(f *testing.F) {
 
 func TestLongTasksAreNotLearned(t *testing.T) {
 	c := &Cache{}
-	pg := page.Parse(`<button id="1">Next</button>`)
+	pg := pagemodel.Parse(`<button id="1">Next</button>`)
 	var b []byte
 	for i := 0; i <= MaxSteps; i++ {
 		turn := c.Open(context.Background(), Open{TenantID: "t", Task: "page through", Trail: b, URL: "https://x.example/", Page: pg})

@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"strings"
 
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 )
 
 // PageKey identifies a page for the cache: its URL pattern, its interactive structure (each
@@ -13,7 +13,7 @@ import (
 // element ids or values typed into fields. The same page with renumbered ids, another time
 // or another counter has the same key; a page with other controls, another layout or other
 // words has another, so a step decided on one is never replayed on the other.
-func PageKey(rawURL string, pg *page.Page) string {
+func PageKey(rawURL string, pg *pagemodel.Page) string {
 	h := sha256.New()
 	write := func(parts ...string) {
 		for _, p := range parts {
@@ -24,7 +24,7 @@ func PageKey(rawURL string, pg *page.Page) string {
 	write(URLPattern(rawURL), maskDigits(strings.ToLower(pg.Title())))
 	for _, e := range pg.Elements() {
 		write("\x01"+e.Tag, attr(e, "role"), attr(e, "type"), attr(e, "name"), attr(e, "aria-label"), attr(e, "placeholder"))
-		if e.Kind() != page.KindInput {
+		if e.Kind() != pagemodel.KindInput {
 			// A field's text is its value, which the task itself changes; a control's is its label.
 			write(maskDigits(strings.ToLower(e.Text)))
 		}
@@ -35,7 +35,7 @@ func PageKey(rawURL string, pg *page.Page) string {
 	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
-func attr(e page.Element, name string) string {
+func attr(e pagemodel.Element, name string) string {
 	v, _ := e.Attr(name)
 	return maskDigits(strings.ToLower(v))
 }
@@ -45,7 +45,7 @@ func attr(e page.Element, name string) string {
 // action did what it did before (the same form, the same list, however long the list is now);
 // an error page, another place or a failed navigation has another shape. Whether the new page
 // may be served again is PageKey's to say.
-func ShapeKey(rawURL string, pg *page.Page) string {
+func ShapeKey(rawURL string, pg *pagemodel.Page) string {
 	h := sha256.New()
 	h.Write([]byte(URLPattern(rawURL)))
 	prev := ""
@@ -63,7 +63,7 @@ func ShapeKey(rawURL string, pg *page.Page) string {
 // ExactKey identifies the page exactly as it is, digits, typed values and states included, or
 // is "" for a page too large for a digest: a failed action whose page has the same key before
 // and after changed nothing.
-func ExactKey(rawURL string, pg *page.Page) string {
+func ExactKey(rawURL string, pg *pagemodel.Page) string {
 	d := pg.Digest()
 	if d == nil {
 		return ""

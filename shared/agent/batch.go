@@ -8,8 +8,8 @@ import (
 
 	"github.com/screenagent/backend/shared/actionbatch"
 	"github.com/screenagent/backend/shared/agent/actions"
-	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/chat"
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/trust"
 	"github.com/screenagent/backend/shared/trust/gate"
@@ -17,7 +17,7 @@ import (
 
 // togglesOn reports, for the page, whether an element is a checkbox, radio button or option: a
 // click on it changes the page in place, so it may stand anywhere in a batch.
-func togglesOn(pg *page.Page) func(id int) bool {
+func togglesOn(pg *pagemodel.Page) func(id int) bool {
 	return func(id int) bool {
 		e, ok := pg.Element(id)
 		typ, _ := e.Attr("type")
@@ -29,7 +29,7 @@ func togglesOn(pg *page.Page) func(id int) bool {
 // parseActions parses the reply's actions against the page: every line of a batch for a client
 // that declared actionBatch (each valid, the whole within the batch rules), else only the first,
 // so that a batch written anyway yields its first action.
-func parseActions(r actions.Reply, pg *page.Page, vars map[string]string, held []trust.NamedSecret, pageURL string, batch bool) ([]actions.Action, error) {
+func parseActions(r actions.Reply, pg *pagemodel.Page, vars map[string]string, held []trust.NamedSecret, pageURL string, batch bool) ([]actions.Action, error) {
 	lines := r.Actions
 	if !batch || len(lines) == 0 {
 		lines = []string{r.Action}
@@ -91,7 +91,7 @@ func fitBatch(d decision) decision {
 
 // clearBlockers closes an overlay that covers any action of the batch (clearBlocker), before
 // all of them.
-func clearBlockers(d decision, pg *page.Page) decision {
+func clearBlockers(d decision, pg *pagemodel.Page) decision {
 	for _, a := range d.batch {
 		part := d
 		part.action = a
@@ -114,7 +114,7 @@ func batchStrings(batch []actions.Action) []string {
 
 // storedBatch are the parts of a batch as stored, each with its secrets masked; nil for a
 // single action, which Step.Action holds.
-func storedBatch(batch []actions.Action, pg *page.Page) []string {
+func storedBatch(batch []actions.Action, pg *pagemodel.Page) []string {
 	if len(batch) < 2 {
 		return nil
 	}
@@ -267,7 +267,7 @@ func withResults(m chat.Message, r *tasks.Report) chat.Message {
 // model's <Payment> flag to the last one (the action that may submit). The first action the gate
 // holds cuts the batch: nothing of it is sent, the step asks the user, and after the approval
 // the model's batch passes once it holds that very action again.
-func holdBatch(d decision, req Request, mem *tasks.Memory, pg *page.Page, scope string, rules *gate.Rules) (decision, string) {
+func holdBatch(d decision, req Request, mem *tasks.Memory, pg *pagemodel.Page, scope string, rules *gate.Rules) (decision, string) {
 	if len(d.batch) < 2 {
 		return holdPayment(d, req, mem, pg, scope, rules)
 	}

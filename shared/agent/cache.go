@@ -5,7 +5,7 @@ import (
 
 	"github.com/screenagent/backend/shared/actioncache"
 	"github.com/screenagent/backend/shared/agent/actions"
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/tasks"
 )
 
@@ -23,7 +23,7 @@ const cacheEngine = "interact"
 const cacheThought = "This step repeats a verified step of an earlier run of the same task on the same page (action cache)."
 
 // openCache starts the cache's part in the step, after the last action's verification.
-func (e *Engine) openCache(ctx context.Context, req Request, st state, pg *page.Page) *actioncache.Turn {
+func (e *Engine) openCache(ctx context.Context, req Request, st state, pg *pagemodel.Page) *actioncache.Turn {
 	mem := &st.task.Memory
 	failed := req.Report.Failed()
 	if last := mem.Last(); last != nil && last.Verdict == tasks.Unverified {
@@ -44,7 +44,7 @@ func (e *Engine) openCache(ctx context.Context, req Request, st state, pg *page.
 // allowed on this page), a batch only for a client that runs batches and within the batch
 // rules, none refused by the loop guard. The policies that follow a model's decision apply to
 // it alike.
-func (e *Engine) fromCache(ctx context.Context, turn *actioncache.Turn, req Request, mem *tasks.Memory, pg *page.Page, tried map[string]int) (decision, bool) {
+func (e *Engine) fromCache(ctx context.Context, turn *actioncache.Turn, req Request, mem *tasks.Memory, pg *pagemodel.Page, tried map[string]int) (decision, bool) {
 	act, ok := turn.Lookup(ctx)
 	if !ok {
 		return decision{}, false

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/screenagent/backend/shared/agent/actions"
-	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/llm"
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/search"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/trust"
@@ -69,7 +69,7 @@ func (l learned) remember(mem *tasks.Memory) {
 // question is what decide asks the model and checks its replies against.
 type question struct {
 	system, user string
-	page         *page.Page
+	page         *pagemodel.Page
 	pageURL      string
 	// tried counts the actions already tried on this page, for the loop guard.
 	tried map[string]int
@@ -290,7 +290,7 @@ func substituteVariables(raw string, vars map[string]string) (string, error) {
 	return out, nil
 }
 
-func parseDecision(reply string, pg *page.Page, vars map[string]string, held []trust.NamedSecret, pageURL string, batch bool) (actions.Reply, []actions.Action, error) {
+func parseDecision(reply string, pg *pagemodel.Page, vars map[string]string, held []trust.NamedSecret, pageURL string, batch bool) (actions.Reply, []actions.Action, error) {
 	r, err := actions.ParseReplySections(reply)
 	if err != nil {
 		return r, nil, err

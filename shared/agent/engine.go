@@ -13,10 +13,10 @@ import (
 
 	"github.com/screenagent/backend/shared/agent/actions"
 	"github.com/screenagent/backend/shared/agent/commit"
-	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/chat"
 	"github.com/screenagent/backend/shared/knowledge"
 	"github.com/screenagent/backend/shared/llm"
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/search"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/tokens"
@@ -278,7 +278,7 @@ func (e *Engine) store(ctx context.Context, in *interaction, step tasks.Step) er
 	req, st := in.req, in.state
 	now := e.now()
 	// The stored page keeps no secret: neither a secret field's value nor a typed secret the page shows back.
-	capture, err := e.Chat.CaptureDOM(ctx, req.Identity.TenantID, st.session.ID, page.RedactDOM(st.task.Memory.Secrets.Redact(req.DOM)))
+	capture, err := e.Chat.CaptureDOM(ctx, req.Identity.TenantID, st.session.ID, pagemodel.RedactDOM(st.task.Memory.Secrets.Redact(req.DOM)))
 	if err != nil {
 		return err
 	}

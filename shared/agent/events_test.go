@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/realtime"
 	"github.com/screenagent/backend/shared/tasks"
 )
@@ -58,7 +58,7 @@ func TestStepEvents(t *testing.T) {
 	}
 
 	f.llm.Reply("<Thought>Plan it.</Thought><Plan>1. Search for wool socks\n2. Open the first result</Plan><Step>1</Step>" +
-		"<Extract>brand = Woolly\nsaved = " + page.Mask + "\nPasswort = hunter22</Extract><Action>click(2)</Action>")
+		"<Extract>brand = Woolly\nsaved = " + pagemodel.Mask + "\nPasswort = hunter22</Extract><Action>click(2)</Action>")
 	next := Request{TaskID: r1.TaskID, Report: &tasks.Report{Status: "success"}}
 	f.step(t, next)
 	opened, sent, calls := rec.take()

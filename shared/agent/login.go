@@ -5,7 +5,7 @@ import (
 
 	"github.com/screenagent/backend/shared/agent/actions"
 	"github.com/screenagent/backend/shared/agent/loginfail"
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/trust"
 )
@@ -14,7 +14,7 @@ import (
 const maxLoginTexts = 80
 
 // loginView is what the login-failure detector needs of a page.
-func loginView(url string, pg *page.Page) loginfail.Page {
+func loginView(url string, pg *pagemodel.Page) loginfail.Page {
 	v := loginfail.Page{URL: url, Title: pg.Title(), Texts: pg.Texts()}
 	for _, e := range pg.Elements() {
 		if f, ok := loginfail.FieldOf(e.Tag, e.Attr); ok {

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/screenagent/backend/shared/agent/actions"
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/tasks"
 )
 
@@ -57,7 +57,7 @@ func focusQuery(taskQuery string, mem *tasks.Memory) string {
 
 // fingerprint identifies what the page shows at its URL, for the loop guard: the same action
 // chosen again on the same fingerprint changed nothing the first time.
-func fingerprint(url string, pg *page.Page) string {
+func fingerprint(url string, pg *pagemodel.Page) string {
 	sum := sha256.Sum256([]byte(url + "\x00" + pg.Fingerprint()))
 	return hex.EncodeToString(sum[:8])
 }
@@ -156,7 +156,7 @@ func unverifiedFailure(mem *tasks.Memory) bool {
 
 // storedAction is the action as stored, logged and exported: a value typed into a password-like
 // field is masked (the client still receives it in the response).
-func storedAction(action string, pg *page.Page) string {
+func storedAction(action string, pg *pagemodel.Page) string {
 	a, err := actions.Parse(action)
 	if err != nil || a.Name() != "setValue" {
 		return action

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/tasks"
 )
 
@@ -102,7 +102,7 @@ func TestPasswordsGivenInWordsAreForgottenOnceTyped(t *testing.T) {
 
 func TestStoredActionMasksOnlyValues(t *testing.T) {
 	t.Parallel()
-	pg := page.Parse(`<form><input id="1" name="user"/><input id="2" type="password" name="pw"/></form>`)
+	pg := pagemodel.Parse(`<form><input id="1" name="user"/><input id="2" type="password" name="pw"/></form>`)
 	cases := []struct{ name, action, want string }{
 		{"a value typed into a secret field is masked", `setValue(2, "hunter2")`, `setValue(2, "` + maskedValue + `")`},
 		{"a named secret keeps its name", `setValue(2, secret("crm_password"))`, `setValue(2, secret("crm_password"))`},

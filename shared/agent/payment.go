@@ -8,7 +8,7 @@ import (
 
 	"github.com/screenagent/backend/shared/accounts"
 	"github.com/screenagent/backend/shared/agent/actions"
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/trust/gate"
 	"github.com/screenagent/backend/shared/validation"
@@ -60,7 +60,7 @@ func checkApproval(req Request, mem tasks.Memory) error {
 // The next request approves with that id; the action passes only if the model chooses the very
 // same action on the same page (its target and amount) again, so an approval cannot be carried
 // over to another action, and page text, which reaches only the model, can approve nothing.
-func holdPayment(d decision, req Request, mem *tasks.Memory, pg *page.Page, scope string, rules *gate.Rules) (decision, string) {
+func holdPayment(d decision, req Request, mem *tasks.Memory, pg *pagemodel.Page, scope string, rules *gate.Rules) (decision, string) {
 	approved := req.ConfirmationID
 	mem.Held = ""
 	a, ok := gateAction(d, pg, req.URL)
@@ -94,7 +94,7 @@ func holdPayment(d decision, req Request, mem *tasks.Memory, pg *page.Page, scop
 }
 
 // gateAction is the gate's view of an interact action on the page.
-func gateAction(d decision, pg *page.Page, pageURL string) (gate.Action, bool) {
+func gateAction(d decision, pg *pagemodel.Page, pageURL string) (gate.Action, bool) {
 	a := gate.Action{PageURL: pageURL, ModelFlag: declaresPayment(d.sections["Payment"])}
 	switch d.action.Name() {
 	case "click":
@@ -120,7 +120,7 @@ func gateAction(d decision, pg *page.Page, pageURL string) (gate.Action, bool) {
 }
 
 // gateElement is what the gate reads of a page element.
-func gateElement(el page.Element) gate.Element {
+func gateElement(el pagemodel.Element) gate.Element {
 	attr := func(n string) string { v, _ := el.Attr(n); return v }
 	return gate.Element{
 		Text: el.Text, AriaLabel: attr("aria-label"), Title: attr("title"), Value: attr("value"),
@@ -129,7 +129,7 @@ func gateElement(el page.Element) gate.Element {
 }
 
 // gatePageText is the page text the gate reads for a total.
-func gatePageText(pg *page.Page) string {
+func gatePageText(pg *pagemodel.Page) string {
 	text := strings.Join(pg.Texts(), " ")
 	if len(text) > maxGatePageText {
 		text = text[:maxGatePageText]
@@ -139,7 +139,7 @@ func gatePageText(pg *page.Page) string {
 
 // gateNotes warn the model, before it acts, of what the gate would hold on this page (gate.Watch,
 // the gate's own decision): in careful mode only, since autonomous mode holds nothing.
-func gateNotes(mode string, pg *page.Page, pageURL string, rules *gate.Rules) []string {
+func gateNotes(mode string, pg *pagemodel.Page, pageURL string, rules *gate.Rules) []string {
 	if mode != ModeCareful {
 		return nil
 	}

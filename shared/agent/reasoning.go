@@ -10,6 +10,7 @@ import (
 
 	"github.com/screenagent/backend/shared/agent/actions"
 	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/trust"
 )
@@ -332,7 +333,7 @@ type checked struct {
 
 // verifyLast checks the last step's action against the page this request brings (decision 12:
 // deterministic evidence first) and, when it failed, chooses a correction for the prompt.
-func verifyLast(mem *tasks.Memory, taskID, url, fp string, pg *page.Page, report *tasks.Report, now time.Time) checked {
+func verifyLast(mem *tasks.Memory, taskID, url, fp string, pg *pagemodel.Page, report *tasks.Report, now time.Time) checked {
 	var c checked
 	last := mem.Last()
 	if last == nil {
@@ -465,12 +466,12 @@ func applyBranch(d decision, branch string, p *tasks.Plan) decision {
 // clearBlocker answers with closing an open overlay (a modal dialog or a cookie banner) when the
 // model targets an element under it (SERVER_QA_ROADMAP.md §5): the overlay's own Accept/Close
 // control, else Escape. The model's target comes next; the note tells it so.
-func clearBlocker(d decision, pg *page.Page) decision {
+func clearBlocker(d decision, pg *pagemodel.Page) decision {
 	id, ok := d.action.ElementID()
 	if !ok {
 		return d
 	}
-	for _, o := range pg.Overlays() {
+	for _, o := range page.Overlays(pg) {
 		if !o.Modal && o.Kind != page.OverlayCookieConsent || slices.Contains(o.IDs, id) {
 			continue
 		}

@@ -10,7 +10,7 @@ import (
 	"unicode"
 
 	"github.com/screenagent/backend/shared/agent/actions"
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/trust"
 )
@@ -56,7 +56,7 @@ func redactRequest(sec *trust.Secrets, req *Request) {
 // client must get that value; a finish or a question repeating it must not carry it). The words
 // are also redacted of every value a refused reply may have meant for a secret field (d.unparsed). Every action of a batch
 // is guarded as a single action is: a part typing a secret keeps it, every other part is redacted.
-func guardDecision(sec *trust.Secrets, d *decision, pg *page.Page) {
+func guardDecision(sec *trust.Secrets, d *decision, pg *pagemodel.Page) {
 	typing := typesSecret(sec, d.action, pg)
 	for _, a := range d.batch {
 		typesSecret(sec, a, pg)
@@ -108,8 +108,8 @@ var (
 // that is not an ordinary field of the page (a secret field, or an id the page lacks), the rest
 // of the call's line as written and unquoted, and every quoted run in it. A page without a
 // secret field has none.
-func unparsedValues(reply string, pg *page.Page) []string {
-	if !slices.ContainsFunc(pg.Elements(), func(e page.Element) bool { return pg.Secret(e.ID) }) {
+func unparsedValues(reply string, pg *pagemodel.Page) []string {
+	if !slices.ContainsFunc(pg.Elements(), func(e pagemodel.Element) bool { return pg.Secret(e.ID) }) {
 		return nil
 	}
 	var out []string
@@ -137,7 +137,7 @@ func unparsedValues(reply string, pg *page.Page) []string {
 }
 
 // typesSecret reports whether the action types a value into a secret field, and remembers it.
-func typesSecret(sec *trust.Secrets, a actions.Action, pg *page.Page) bool {
+func typesSecret(sec *trust.Secrets, a actions.Action, pg *pagemodel.Page) bool {
 	if a.Name() != "setValue" {
 		return false
 	}
@@ -182,7 +182,7 @@ func parseSecretAction(raw string, held []trust.NamedSecret, pageURL string, has
 }
 
 // logAction is the action as the request's log line shows it: masked like the stored step.
-func logAction(action string, pg *page.Page) string { return storedAction(action, pg) }
+func logAction(action string, pg *pagemodel.Page) string { return storedAction(action, pg) }
 
 // rememberNames keeps the secrets the client holds on the task: a request naming them replaces
 // them, one without keeps those named before.

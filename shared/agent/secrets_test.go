@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/screenagent/backend/shared/agent/actions"
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 
 	"github.com/screenagent/backend/shared/knowledge"
 	"github.com/screenagent/backend/shared/tasks"
@@ -266,7 +266,7 @@ func FuzzRefusedSetValue(f *testing.F) {
 	f.Add(`, '`, "s3cr3t!", `'`)
 	f.Add(` text=“`, "Zq9_pass", `”`)
 	f.Add(`,, "`, "geheim@2024", `" extra`)
-	pg := page.Parse(toggledLoginDOM)
+	pg := pagemodel.Parse(toggledLoginDOM)
 	f.Fuzz(func(t *testing.T, open, value, closing string) {
 		if utf8.RuneCountInString(value) < trust.MinRedacted || !utf8.ValidString(open+value+closing) {
 			return

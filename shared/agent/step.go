@@ -11,6 +11,7 @@ import (
 	"github.com/screenagent/backend/shared/agent/actions"
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/knowledge"
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/realtime"
 	"github.com/screenagent/backend/shared/tasks"
 	"github.com/screenagent/backend/shared/trust/gate"
@@ -28,7 +29,7 @@ type interaction struct {
 
 	// observe: what the step sees and asks the model with.
 	know         knowledge.Result
-	page         *page.Page
+	page         *pagemodel.Page
 	rendered     page.Rendered
 	fingerprint  string
 	tried        map[string]int
@@ -85,7 +86,7 @@ func (e *Engine) begin(ctx context.Context, req Request, h *hold, start time.Tim
 // (verified against the page), the user's message and values.
 func (e *Engine) observe(ctx context.Context, in *interaction) {
 	req, mem := in.req, &in.task.Memory
-	in.page = page.Parse(req.DOM)
+	in.page = pagemodel.Parse(req.DOM)
 	if last := mem.Last(); last != nil {
 		in.prevAction = strings.Join(partsOf(*last), "\n")
 	}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/tasks"
 )
 
@@ -121,7 +122,7 @@ type observation struct {
 	errors []page.ErrorSignal
 }
 
-func observe(last *tasks.Brief, url, fp string, pg *page.Page, prevDigest []byte, report *tasks.Report) observation {
+func observe(last *tasks.Brief, url, fp string, pg *pagemodel.Page, prevDigest []byte, report *tasks.Report) observation {
 	if url != last.URL {
 		// A new page that shows an error is the answer to the action, even an error the
 		// previous page showed too (a form sent on and rendered again with its message).
@@ -129,12 +130,12 @@ func observe(last *tasks.Brief, url, fp string, pg *page.Page, prevDigest []byte
 	}
 	lines := pageLines(pg)
 	return observation{prevURL: last.URL, url: url, changed: last.Fingerprint != fp, report: report,
-		text: strings.Join(lines, "\n"), lines: lines, errors: pg.ErrorSignals(prevDigest)}
+		text: strings.Join(lines, "\n"), lines: lines, errors: page.ErrorSignals(pg, prevDigest)}
 }
 
 // pageLines is everything the page says, lower case: its title, texts and the labels of its
 // elements, one entry each.
-func pageLines(pg *page.Page) []string {
+func pageLines(pg *pagemodel.Page) []string {
 	lines := []string{strings.ToLower(pg.Title())}
 	for _, t := range pg.Texts() {
 		lines = append(lines, strings.ToLower(t))

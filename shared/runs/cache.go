@@ -9,7 +9,7 @@ import (
 
 	"github.com/screenagent/backend/shared/actionbatch"
 	"github.com/screenagent/backend/shared/actioncache"
-	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/trust"
 )
 
@@ -26,7 +26,7 @@ const cacheThought = "This step repeats a verified step of an earlier run of the
 // cacheTurn is the cache's part in one step, with the snapshot as the cache sees it.
 type cacheTurn struct {
 	turn *actioncache.Turn
-	view *page.Page
+	view *pagemodel.Page
 	// ids are the snapshot's element ids by the view's numbering (view id i is ids[i-1]).
 	ids []string
 }
@@ -51,7 +51,7 @@ func (s *Service) openCache(ctx context.Context, req StepRequest, run Run, resul
 // visible text line by line, and each element with its role, type, name, labels and link, numbered
 // in snapshot order. A snapshot has no tree, so its elements have no row or card context: look-alike
 // controls stay ambiguous, and are never served.
-func cacheView(snap *Snapshot) (*page.Page, []string) {
+func cacheView(snap *Snapshot) (*pagemodel.Page, []string) {
 	var b strings.Builder
 	b.WriteString("<title>" + html.EscapeString(snap.Title) + "</title>")
 	for _, line := range strings.Split(snap.VisibleText, "\n") {
@@ -75,7 +75,7 @@ func cacheView(snap *Snapshot) (*page.Page, []string) {
 		}
 		b.WriteString(">" + html.EscapeString(e.Text) + "</" + tag + ">")
 	}
-	return page.Parse(b.String()), ids
+	return pagemodel.Parse(b.String()), ids
 }
 
 // safeTag keeps a tag name the parser reads as one element.

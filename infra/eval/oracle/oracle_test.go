@@ -10,6 +10,7 @@ import (
 	"github.com/screenagent/backend/shared/agent"
 	"github.com/screenagent/backend/shared/agent/actions"
 	"github.com/screenagent/backend/shared/agent/page"
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/runs"
 	"github.com/screenagent/backend/shared/search"
 	"github.com/screenagent/backend/shared/tasks"
@@ -18,7 +19,7 @@ import (
 
 // interactPrompt renders a dom and a history the way today's interact engine does.
 func interactPrompt(task, dom string, history ...tasks.Step) *Prompt {
-	rendered := page.Render(page.Parse(dom), page.Options{Query: task})
+	rendered := page.Render(pagemodel.Parse(dom), page.Options{Query: task})
 	mem := &tasks.Memory{}
 	for i, s := range history {
 		b := tasks.Brief{Index: s.Index, Thought: s.Thought, Action: s.Action, Reported: true}
@@ -262,7 +263,7 @@ func TestWebFactSearchesThenReadsTheResults(t *testing.T) {
 		}
 		system, user := agent.BuildPrompt(agent.PromptInput{
 			Task: task, URL: "http://people.test:8080/quiz", Now: time.Unix(0, 0), Memory: mem,
-			Grammar: actions.PromptText(), Page: page.Render(page.Parse(quizDOM), page.Options{Query: task}).Text,
+			Grammar: actions.PromptText(), Page: page.Render(pagemodel.Parse(quizDOM), page.Options{Query: task}).Text,
 		})
 		return Read(system, user)
 	}
@@ -320,7 +321,7 @@ func TestLoginTypesTheSecretTheUserNamed(t *testing.T) {
 			mem.Remember(tasks.Brief{Index: 0, Thought: "I ask.", Action: `askUser("What is the correct password?")`, Reported: true})
 			system, user := agent.BuildPrompt(agent.PromptInput{
 				Task: task, URL: "http://crm.test:8080/login", Now: time.Unix(0, 0), Memory: mem, Secrets: c.held,
-				Grammar: actions.PromptText(), Page: page.Render(page.Parse(dom), page.Options{Query: task}).Text,
+				Grammar: actions.PromptText(), Page: page.Render(pagemodel.Parse(dom), page.Options{Query: task}).Text,
 			})
 			p := Read(system, user)
 			m := Decide(p)

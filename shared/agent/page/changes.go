@@ -1,26 +1,10 @@
 package page
 
-import "strings"
+import (
+	"strings"
 
-// view is what the change marks compare of a page: its elements' signatures and states and
-// its text lines' hashes. A view from an old digest has no states or texts (nil).
-type view struct {
-	sigs, states, texts []uint64
-}
-
-func (p *Page) view() *view {
-	if p == nil {
-		return nil
-	}
-	lay := p.layout()
-	texts := make([]uint64, len(p.texts))
-	for i, t := range p.texts {
-		h := newFNV()
-		h.add(t)
-		texts[i] = uint64(h)
-	}
-	return &view{sigs: lay.sigs, states: lay.states, texts: texts}
-}
+	"github.com/screenagent/backend/shared/pagemodel"
+)
 
 // changes is what differs between the previous page and this one, by content: elements are
 // matched by signature (ids may be renumbered between steps), so a matched element whose value
@@ -39,20 +23,20 @@ type changes struct {
 	partial bool
 }
 
-func compare(p *Page, prev *view) changes {
+func compare(p *pagemodel.Page, prev *pagemodel.Identity) changes {
 	var c changes
 	if prev == nil {
 		return c
 	}
-	c.partial = prev.states == nil
-	seen := make(map[uint64][]int, len(prev.sigs))
-	for j, s := range prev.sigs {
+	c.partial = prev.States == nil
+	seen := make(map[uint64][]int, len(prev.Signatures))
+	for j, s := range prev.Signatures {
 		seen[s] = append(seen[s], j)
 	}
-	lay := p.layout()
-	c.marks = make([]byte, len(p.elements))
+	cur := p.Identity()
+	c.marks = make([]byte, len(p.Elements()))
 	matched := 0
-	for i, s := range lay.sigs {
+	for i, s := range cur.Signatures {
 		q := seen[s]
 		if len(q) == 0 {
 			c.marks[i] = '*'
@@ -62,19 +46,19 @@ func compare(p *Page, prev *view) changes {
 		j := q[0]
 		seen[s] = q[1:]
 		matched++
-		if !c.partial && prev.states[j] != lay.states[i] {
+		if !c.partial && prev.States[j] != cur.States[i] {
 			c.marks[i] = '~'
 			c.changed++
 		}
 	}
-	c.gone = len(prev.sigs) - matched
-	c.allNew = c.added > 0 && c.added == len(p.elements) && matched == 0
+	c.gone = len(prev.Signatures) - matched
+	c.allNew = c.added > 0 && c.added == len(p.Elements()) && matched == 0
 	if !c.partial {
-		have := make(map[uint64]int, len(prev.texts))
-		for _, t := range prev.texts {
+		have := make(map[uint64]int, len(prev.Texts))
+		for _, t := range prev.Texts {
 			have[t]++
 		}
-		for _, t := range p.view().texts {
+		for _, t := range cur.Texts {
 			if have[t] > 0 {
 				have[t]--
 				c.oldText = true

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/tokens"
 	"github.com/tiktoken-go/tokenizer"
 )
@@ -30,7 +31,7 @@ func exactTokens(t testing.TB, enc tokenizer.Codec, s string) int {
 
 func fixtures(t testing.TB) map[string]string {
 	t.Helper()
-	paths, err := filepath.Glob("testdata/*.html")
+	paths, err := filepath.Glob("../../pagemodel/testdata/*.html")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no fixtures: %v", err)
 	}
@@ -52,7 +53,7 @@ func TestTokenEstimateCalibration(t *testing.T) {
 	for name, dom := range fixtures(t) {
 		for _, tc := range []struct{ what, text string }{
 			{"dom", dom},
-			{"rendered", Render(Parse(dom), Options{Query: "", Budget: DefaultBudget}).Text},
+			{"rendered", Render(pagemodel.Parse(dom), Options{Query: "", Budget: DefaultBudget}).Text},
 		} {
 			t.Run(name+"/"+tc.what, func(t *testing.T) {
 				exact := exactTokens(t, enc, tc.text)
@@ -72,7 +73,7 @@ func TestTokenEstimateCalibration(t *testing.T) {
 func TestLineMilli(t *testing.T) {
 	lines := []string{"", "a", "x.", "12", "⋯", "»", "日本", "[1] button \"OK\"", "/path", "Text:"}
 	for _, dom := range fixtures(t) {
-		lines = append(lines, strings.Split(Render(Parse(dom), Options{Query: "", Budget: DefaultBudget}).Text, "\n")...)
+		lines = append(lines, strings.Split(Render(pagemodel.Parse(dom), Options{Query: "", Budget: DefaultBudget}).Text, "\n")...)
 	}
 	sum := 0
 	for _, l := range lines {

@@ -3,6 +3,8 @@ package page
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/screenagent/backend/shared/pagemodel"
 )
 
 const (
@@ -13,7 +15,6 @@ const (
 	maxIndent   = 10  // levels of indentation; deeper containers do not indent further
 	maxLabel    = 80  // runes of a container's label in its header line
 	labelScan   = 24  // nodes searched for a container's heading
-	maxContext  = 120 // bytes of the text around an element that its signature hashes
 )
 
 // layout is the page as an outline: lines in document order, each with the elements it
@@ -23,8 +24,6 @@ type layout struct {
 	lines    []line
 	groups   []group
 	overlays []overlay
-	sigs     []uint64 // per element: what identifies it across steps (see signature)
-	states   []uint64 // per element: its value and states (see state)
 	labels   []string // per element: its <label> text when it has no name of its own
 }
 
@@ -60,7 +59,7 @@ type overlay struct {
 
 // builder lays a page out.
 type builder struct {
-	p         *Page
+	p         *pagemodel.Page
 	lay       *layout
 	size      []int32   // runes a node's content takes when flattened, capped
 	block     []bool    // the node starts its own line (a block tag, or it holds one)
@@ -77,100 +76,56 @@ type builder struct {
 	curOv     int32     // innermost open overlay
 }
 
-func (p *Page) layout() *layout {
-	p.layoutOnce.Do(func() { p.lay = buildLayout(p) })
-	return p.lay
+// layoutKey is the key the layout is kept under on a page (pagemodel.Page.Derive).
+type layoutKey struct{}
+
+// layoutOf returns the page's layout, built on its first use and kept with the page.
+func layoutOf(p *pagemodel.Page) *layout {
+	return p.Derive(layoutKey{}, func() any { return buildLayout(p) }).(*layout)
 }
 
-func buildLayout(p *Page) *layout {
-	n := len(p.nodes)
+func buildLayout(p *pagemodel.Page) *layout {
+	n := len(p.Nodes())
 	b := &builder{
 		p: p, lay: &layout{}, size: make([]int32, n), block: make([]bool, n), hasElem: make([]bool, n),
 		lo: make([]int32, n), hi: make([]int32, n), skip: make([]bool, n), lines: make([]bool, n), ov: make([]int32, n),
-		base: make([]string, len(p.elements)), opts: make([][]int32, len(p.elements)), cur: -1, curOv: -1,
+		base: make([]string, len(p.Elements())), opts: make([][]int32, len(p.Elements())), cur: -1, curOv: -1,
 	}
 	// Sized for a typical page, where a line holds about three nodes or more: growing these
 	// slices would cost more than filling them.
 	b.lay.lines = make([]line, 0, n/3+16)
 	b.lay.groups = make([]group, 0, n/3+16)
-	b.elemArena = make([]int32, 0, 2*len(p.elements)+2)
+	b.elemArena = make([]int32, 0, 2*len(p.Elements())+2)
 	b.measure()
 	b.lay.labels = b.findLabels()
 	b.findOverlays()
-	b.lay.sigs, b.lay.states = make([]uint64, len(p.elements)), make([]uint64, len(p.elements))
-	for i, e := range p.elements {
-		b.lay.sigs[i], b.lay.states[i] = signature(e, b.context(i)), b.state(i)
-	}
 	if n > 0 {
 		b.children(0, 0)
 	}
 	return b.lay
 }
 
-// context hashes the text around element i that tells it apart from its look-alikes:
-// the text of the list item or row it is in. Elements outside items have none (their
-// signature then tells look-alikes apart by their order): the text of any larger
-// container changes whenever anything is added to it.
-func (b *builder) context(i int) uint64 {
-	nodes := b.p.nodes
-	c := nodes[b.p.info[i].node].parent
-	for k := 0; c > 0 && !b.isItem(c); k++ {
-		if k == 6 {
-			c = 0
-			break
-		}
-		c = nodes[c].parent
-	}
-	h := newFNV()
-	if c <= 0 {
-		return uint64(h)
-	}
-	// The first bytes of its text nodes, in document order.
-	budget := maxContext
-	for k := nodes[c].first; k >= 0 && budget > 0; {
-		nd := &nodes[k]
-		if nd.tag == "" {
-			t := b.p.tbuf[nd.start:min(nd.end, nd.start+int32(budget))]
-			h.add(t)
-			budget -= len(t)
-		}
-		switch {
-		case nd.tag != "" && nd.elem < 0 && nd.first >= 0:
-			k = nd.first
-		default:
-			for k >= 0 && k != c && nodes[k].next < 0 {
-				k = nodes[k].parent
-			}
-			if k < 0 || k == c {
-				return uint64(h)
-			}
-			k = nodes[k].next
-		}
-	}
-	return uint64(h)
-}
-
 // isContainerElem reports an element that holds other elements (a select's options aside).
 func (b *builder) isContainerElem(i int) bool {
-	nd := b.p.info[i].node
-	return b.hasElem[nd] && b.p.nodes[nd].tag != "select"
+	nd := b.p.ElementNode(i)
+	return b.hasElem[nd] && b.p.Nodes()[nd].Tag != "select"
 }
 
 // measure computes, bottom up, which nodes are blocks and hold elements, then each
 // element's rendering and each node's flattened size.
 func (b *builder) measure() {
-	nodes := b.p.nodes
+	nodes := b.p.Nodes()
 	for i := range nodes {
-		b.lo[i], b.hi[i] = int32(len(b.p.elements)), 0
+		b.lo[i], b.hi[i] = int32(len(b.p.Elements())), 0
 	}
 	for i := len(nodes) - 1; i >= 0; i-- {
 		nd := &nodes[i]
-		if nd.elem >= 0 {
-			b.lo[i], b.hi[i] = min(b.lo[i], nd.elem), max(b.hi[i], nd.elem+1)
+		if nd.Elem >= 0 {
+			b.lo[i], b.hi[i] = min(b.lo[i], nd.Elem), max(b.hi[i], nd.Elem+1)
 		}
-		if par := nd.parent; par >= 0 {
+		if par := nd.Parent; par >= 0 {
 			b.lo[par], b.hi[par] = min(b.lo[par], b.lo[i]), max(b.hi[par], b.hi[i])
-			if nd.elem >= 0 || b.hasElem[i] {
+			if nd.Elem >= 0 || b.hasElem[i] {
 				b.hasElem[par] = true
 			}
 		}
@@ -179,36 +134,36 @@ func (b *builder) measure() {
 	// without elements inside, which renders as one piece whatever it holds.
 	for i := len(nodes) - 1; i >= 0; i-- {
 		nd := &nodes[i]
-		if blockTags[nd.tag] || blockRoles[b.role(int32(i))] || nd.tag == "td" || nd.tag == "th" {
+		if pagemodel.IsBlock(nd.Tag) || blockRoles[b.p.Role(int32(i))] || nd.Tag == "td" || nd.Tag == "th" {
 			b.block[i] = true
 		}
-		par := nd.parent
-		if par >= 0 && b.block[i] && (nodes[par].elem < 0 || b.isContainerElem(int(nodes[par].elem))) {
+		par := nd.Parent
+		if par >= 0 && b.block[i] && (nodes[par].Elem < 0 || b.isContainerElem(int(nodes[par].Elem))) {
 			b.block[par] = true
 		}
 	}
-	for i := range b.p.elements {
+	for i := range b.p.Elements() {
 		b.base[i] = b.formatBase(i)
 	}
 	for i := len(nodes) - 1; i >= 0; i-- {
 		nd := &nodes[i]
 		switch {
-		case nd.tag == "":
-			b.size[i] = int32(utf8.RuneCountInString(b.p.tbuf[nd.start:nd.end])) + 1
-		case nd.elem >= 0 && !b.isContainerElem(int(nd.elem)):
-			b.size[i] = int32(len(b.base[nd.elem])) + 1
-		case nd.elem >= 0:
-			b.size[i] += int32(len(b.base[nd.elem])) + 1
+		case nd.Tag == "":
+			b.size[i] = int32(utf8.RuneCountInString(b.p.Text()[nd.Start:nd.End])) + 1
+		case nd.Elem >= 0 && !b.isContainerElem(int(nd.Elem)):
+			b.size[i] = int32(len(b.base[nd.Elem])) + 1
+		case nd.Elem >= 0:
+			b.size[i] += int32(len(b.base[nd.Elem])) + 1
 		}
-		if nd.parent >= 0 {
-			b.size[nd.parent] = min(b.size[nd.parent]+b.size[i], 1<<30)
+		if nd.Parent >= 0 {
+			b.size[nd.Parent] = min(b.size[nd.Parent]+b.size[i], 1<<30)
 		}
 	}
 	// Tables and lists of cards keep a line per row or card, and so does whatever holds
 	// them.
 	for i := range nodes {
 		n := int32(i)
-		if nodes[i].tag != "" && (neverOneLine[nodes[i].tag] || b.containerKind(n) == "table" || b.hasBigItems(n)) {
+		if nodes[i].Tag != "" && (neverOneLine[nodes[i].Tag] || b.containerKind(n) == "table" || b.hasBigItems(n)) {
 			b.keepLines(n)
 		}
 	}
@@ -217,14 +172,14 @@ func (b *builder) measure() {
 // formatBase renders element i without marks or label: a select with its options (the
 // selected ones marked "*"), an element holding others without its text.
 func (b *builder) formatBase(i int) string {
-	e := b.p.elements[i]
+	e := b.p.Elements()[i]
 	s := formatElement(e, !b.isContainerElem(i))
 	if e.Tag != "select" {
 		return s
 	}
 	var out strings.Builder
 	out.WriteString(s)
-	nodes := b.p.nodes
+	nodes := b.p.Nodes()
 	type option struct {
 		text     string
 		elem     int32
@@ -234,28 +189,28 @@ func (b *builder) formatBase(i int) string {
 	anySelected := false
 	var walk func(int32)
 	walk = func(c int32) {
-		for ; c >= 0; c = nodes[c].next {
+		for ; c >= 0; c = nodes[c].Next {
 			nd := &nodes[c]
-			if nd.tag != "option" {
-				if nd.tag != "" {
-					walk(nd.first)
+			if nd.Tag != "option" {
+				if nd.Tag != "" {
+					walk(nd.First)
 				}
 				continue
 			}
-			o := option{elem: nd.elem}
-			if nd.elem >= 0 {
-				oe := b.p.elements[nd.elem]
+			o := option{elem: nd.Elem}
+			if nd.Elem >= 0 {
+				oe := b.p.Elements()[nd.Elem]
 				o.text = oe.Text
 				_, o.selected = oe.Attr("selected")
 				if o.text == "" {
 					o.text, _ = oe.Attr("value")
 				}
 			} else {
-				o.text = b.nodeText(c, maxAttrValue)
-				if m := b.meta(c); m != nil {
-					o.selected = m.selected
+				o.text = b.p.NodeText(c, pagemodel.MaxAttrValue)
+				if m := b.p.Meta(c); m != nil {
+					o.selected = m.Selected
 					if o.text == "" {
-						o.text = m.value
+						o.text = m.Value
 					}
 				}
 			}
@@ -263,7 +218,7 @@ func (b *builder) formatBase(i int) string {
 			opts = append(opts, o)
 		}
 	}
-	walk(nodes[b.p.info[i].node].first)
+	walk(nodes[b.p.ElementNode(i)].First)
 	if len(opts) == 0 {
 		return s
 	}
@@ -285,7 +240,7 @@ func (b *builder) formatBase(i int) string {
 		out.WriteByte(' ')
 		if o.elem >= 0 {
 			b.opts[i] = append(b.opts[i], o.elem, int32(out.Len()))
-			out.WriteString("[" + itoa(b.p.elements[o.elem].ID) + "] ")
+			out.WriteString("[" + itoa(b.p.Elements()[o.elem].ID) + "] ")
 		}
 		out.WriteString(t)
 		if o.selected {
@@ -300,68 +255,31 @@ func (b *builder) formatBase(i int) string {
 	return out.String()
 }
 
-var blockRoles = set("dialog", "alertdialog", "list", "listitem", "row", "table", "grid", "treegrid", "navigation",
-	"region", "main", "banner", "contentinfo", "complementary", "form", "search", "article", "alert", "status",
-	"menu", "menubar", "tablist", "tabpanel", "toolbar", "tree", "group", "heading", "feed", "rowgroup")
-
-func (b *builder) meta(n int32) *nodeMeta {
-	if m := b.p.nodes[n].meta; m >= 0 {
-		return &b.p.metas[m]
-	}
-	return nil
-}
-
-func (b *builder) role(n int32) string {
-	if m := b.meta(n); m != nil {
-		return m.role
-	}
-	return ""
-}
-
-// nodeText returns the text of a node's subtree outside elements with ids, at most limit
-// runes, looking at no more than a few hundred nodes.
-func (b *builder) nodeText(n int32, limit int) string {
-	var acc textAcc
-	visited := 0
-	var walk func(int32)
-	walk = func(c int32) {
-		for ; c >= 0 && !acc.cut && visited < 400; c = b.p.nodes[c].next {
-			visited++
-			nd := &b.p.nodes[c]
-			switch {
-			case nd.tag == "":
-				acc.add(b.p.tbuf[nd.start:nd.end], limit)
-				acc.add(" ", limit)
-			case nd.elem >= 0:
-			default:
-				walk(nd.first)
-			}
-		}
-	}
-	if b.p.nodes[n].tag == "" {
-		return b.p.tbuf[b.p.nodes[n].start:b.p.nodes[n].end]
-	}
-	walk(b.p.nodes[n].first)
-	return acc.String()
+var blockRoles = map[string]bool{
+	"dialog": true, "alertdialog": true, "list": true, "listitem": true, "row": true, "table": true,
+	"grid": true, "treegrid": true, "navigation": true, "region": true, "main": true, "banner": true,
+	"contentinfo": true, "complementary": true, "form": true, "search": true, "article": true,
+	"alert": true, "status": true, "menu": true, "menubar": true, "tablist": true, "tabpanel": true,
+	"toolbar": true, "tree": true, "group": true, "heading": true, "feed": true, "rowgroup": true,
 }
 
 // findLabels returns, per element without a name of its own, the text of its <label>:
 // the one whose for= names the element's id or name, or the one around it.
 func (b *builder) findLabels() []string {
-	labels := make([]string, len(b.p.elements))
+	labels := make([]string, len(b.p.Elements()))
 	byFor := map[string]string{}
-	for i := range b.p.nodes {
-		nd := &b.p.nodes[i]
-		if nd.tag != "label" {
+	for i := range b.p.Nodes() {
+		nd := &b.p.Nodes()[i]
+		if nd.Tag != "label" {
 			continue
 		}
-		if m := b.meta(int32(i)); m != nil && m.forID != "" {
-			if _, dup := byFor[m.forID]; !dup {
-				byFor[m.forID] = b.nodeText(int32(i), maxLabel)
+		if m := b.p.Meta(int32(i)); m != nil && m.ForID != "" {
+			if _, dup := byFor[m.ForID]; !dup {
+				byFor[m.ForID] = b.p.NodeText(int32(i), maxLabel)
 			}
 		}
 	}
-	for i, e := range b.p.elements {
+	for i, e := range b.p.Elements() {
 		if hasOwnName(e) {
 			continue
 		}
@@ -375,9 +293,9 @@ func (b *builder) findLabels() []string {
 				continue
 			}
 		}
-		for a, k := b.p.nodes[b.p.info[i].node].parent, 0; a > 0 && k < 4; a, k = b.p.nodes[a].parent, k+1 {
-			if b.p.nodes[a].tag == "label" {
-				labels[i] = b.nodeText(a, maxLabel)
+		for a, k := b.p.Nodes()[b.p.ElementNode(i)].Parent, 0; a > 0 && k < 4; a, k = b.p.Nodes()[a].Parent, k+1 {
+			if b.p.Nodes()[a].Tag == "label" {
+				labels[i] = b.p.NodeText(a, maxLabel)
 				break
 			}
 		}
@@ -387,7 +305,7 @@ func (b *builder) findLabels() []string {
 
 // hasOwnName reports whether an element names itself (text, aria-label, placeholder,
 // title, alt, or the value of a button).
-func hasOwnName(e Element) bool {
+func hasOwnName(e pagemodel.Element) bool {
 	if e.Text != "" {
 		return true
 	}
@@ -398,7 +316,7 @@ func hasOwnName(e Element) bool {
 				return true
 			}
 		case "value":
-			if a.Value != "" && e.Kind() == KindButton {
+			if a.Value != "" && e.Kind() == pagemodel.KindButton {
 				return true
 			}
 		}
@@ -414,30 +332,30 @@ func (b *builder) headingOf(n int32) (string, int32) {
 	var found int32 = -1
 	var walk func(int32)
 	walk = func(c int32) {
-		for ; c >= 0 && found < 0 && visited < labelScan; c = b.p.nodes[c].next {
+		for ; c >= 0 && found < 0 && visited < labelScan; c = b.p.Nodes()[c].Next {
 			visited++
-			nd := &b.p.nodes[c]
-			if isHeading(nd.tag) || b.role(c) == "heading" || nd.tag == "legend" || nd.tag == "caption" {
+			nd := &b.p.Nodes()[c]
+			if isHeading(nd.Tag) || b.p.Role(c) == "heading" || nd.Tag == "legend" || nd.Tag == "caption" {
 				found = c
 				return
 			}
-			if nd.tag != "" && nd.elem < 0 {
-				walk(nd.first)
+			if nd.Tag != "" && nd.Elem < 0 {
+				walk(nd.First)
 			}
 		}
 	}
-	walk(b.p.nodes[n].first)
+	walk(b.p.Nodes()[n].First)
 	if found < 0 {
 		return "", -1
 	}
-	return b.nodeText(found, maxLabel), found
+	return b.p.NodeText(found, maxLabel), found
 }
 
 // labelText returns the text node that repeats a container's aria-label (the parser keeps
 // labels as text), or -1.
 func (b *builder) labelText(n int32, label string) int32 {
-	c := b.p.nodes[n].first
-	if c >= 0 && b.p.nodes[c].tag == "" && b.nodeText(c, maxAttrValue) == cleanAttr(label) {
+	c := b.p.Nodes()[n].First
+	if c >= 0 && b.p.Nodes()[c].Tag == "" && b.p.NodeText(c, pagemodel.MaxAttrValue) == pagemodel.Collapse(label, pagemodel.MaxAttrValue) {
 		return c
 	}
 	return -1
@@ -449,7 +367,7 @@ func isHeading(tag string) bool {
 
 // containerKind names what a container is, for its header line, or "" for an anonymous one.
 func (b *builder) containerKind(n int32) string {
-	tag, role := b.p.nodes[n].tag, b.role(n)
+	tag, role := b.p.Nodes()[n].Tag, b.p.Role(n)
 	switch role {
 	case "form":
 		return "form"
@@ -498,7 +416,7 @@ func (b *builder) containerKind(n int32) string {
 	case "menu":
 		return "menu"
 	}
-	if m := b.meta(n); m != nil && m.label != "" && b.p.nodes[n].elem < 0 {
+	if m := b.p.Meta(n); m != nil && m.Label != "" && b.p.Nodes()[n].Elem < 0 {
 		return "group"
 	}
 	return ""
@@ -507,12 +425,12 @@ func (b *builder) containerKind(n int32) string {
 // containerLabel is the name shown in a container's header, and the heading node it takes
 // the name from (not repeated below it), or -1.
 func (b *builder) containerLabel(n int32, kind string) (string, int32) {
-	if m := b.meta(n); m != nil {
-		if m.label != "" {
-			return m.label, b.labelText(n, m.label)
+	if m := b.p.Meta(n); m != nil {
+		if m.Label != "" {
+			return m.Label, b.labelText(n, m.Label)
 		}
-		if kind == "form" && m.name != "" {
-			return m.name, -1
+		if kind == "form" && m.Name != "" {
+			return m.Name, -1
 		}
 	}
 	switch kind {
@@ -523,20 +441,8 @@ func (b *builder) containerLabel(n int32, kind string) (string, int32) {
 }
 
 // neverOneLine are the containers whose children always get lines of their own.
-var neverOneLine = set("table", "thead", "tbody", "tfoot", "dl")
-
-// isItem reports list items and rows: a large one indents its lines after the first so
-// that items stay apart.
-func (b *builder) isItem(n int32) bool {
-	switch b.p.nodes[n].tag {
-	case "li", "tr", "dt", "dd":
-		return true
-	}
-	switch b.role(n) {
-	case "listitem", "row", "article", "option", "treeitem":
-		return true
-	}
-	return false
+var neverOneLine = map[string]bool{
+	"table": true, "thead": true, "tbody": true, "tfoot": true, "dl": true,
 }
 
 // openGroup starts the group of container n at the next line.
@@ -562,9 +468,9 @@ func (b *builder) closeGroup(g int32) {
 func (b *builder) children(n int32, indent int) {
 	run := lineBuf{segs: b.takeSegs()}
 	defer b.putSegs(&run)
-	for c := b.p.nodes[n].first; c >= 0; c = b.p.nodes[c].next {
-		nd := &b.p.nodes[c]
-		if b.skip[c] || nd.tag == "head" {
+	for c := b.p.Nodes()[n].First; c >= 0; c = b.p.Nodes()[c].Next {
+		nd := &b.p.Nodes()[c]
+		if b.skip[c] || nd.Tag == "head" {
 			continue
 		}
 		if b.block[c] || b.ov[c] >= 0 {
@@ -580,7 +486,7 @@ func (b *builder) children(n int32, indent int) {
 // blockNode lays out block node n: as one line when it is small, else as a header line (a
 // named container, a dialog) with its children indented, else its children in its place.
 func (b *builder) blockNode(n int32, indent int) {
-	nd := &b.p.nodes[n]
+	nd := &b.p.Nodes()[n]
 	g := b.openGroup()
 	defer b.closeGroup(g)
 	prevOv := b.curOv
@@ -590,12 +496,12 @@ func (b *builder) blockNode(n int32, indent int) {
 	}
 	head := lineBuf{segs: b.takeSegs()}
 	defer b.putSegs(&head)
-	if nd.elem >= 0 && !b.isContainerElem(int(nd.elem)) {
-		head.addElem(nd.elem, len(b.base[nd.elem]))
+	if nd.Elem >= 0 && !b.isContainerElem(int(nd.Elem)) {
+		head.addElem(nd.Elem, len(b.base[nd.Elem]))
 		b.flush(&head, indent)
 		return
 	}
-	if nd.tag == "br" || nd.tag == "hr" {
+	if nd.Tag == "br" || nd.Tag == "hr" {
 		return
 	}
 	kind, label, labelNode := "", "", int32(-1)
@@ -612,15 +518,15 @@ func (b *builder) blockNode(n int32, indent int) {
 		b.skip[labelNode] = true
 	}
 	switch {
-	case nd.elem >= 0:
-		head.addElem(nd.elem, len(b.base[nd.elem]))
+	case nd.Elem >= 0:
+		head.addElem(nd.Elem, len(b.base[nd.Elem]))
 		if o := b.ov[n]; o >= 0 {
 			head.addRaw(" (" + overlayNote(b.lay.overlays[o]) + ")")
 		}
 	case kind != "":
 		head.addRaw(headerPrefix(kind, label))
 	}
-	oneLine := !b.lines[n] && (b.size[n] <= oneLineMax || ((nd.tag == "tr" || b.role(n) == "row") && b.size[n] <= rowMax))
+	oneLine := !b.lines[n] && (b.size[n] <= oneLineMax || ((nd.Tag == "tr" || b.p.Role(n) == "row") && b.size[n] <= rowMax))
 	if oneLine {
 		if !head.empty() {
 			head.addRaw(":")
@@ -641,7 +547,7 @@ func (b *builder) blockNode(n int32, indent int) {
 	if kind == "table" && len(b.lay.lines)-first > 1 {
 		b.lay.groups[g].columns = int32(first)
 	}
-	if head.empty() && b.isItem(n) {
+	if head.empty() && b.p.IsItem(n) {
 		for i := first + 1; i < len(b.lay.lines); i++ {
 			b.lay.lines[i].indent++
 		}
@@ -663,7 +569,7 @@ func (b *builder) putSegs(r *lineBuf) { b.segPool = append(b.segPool, r.segs) }
 
 // keepLines marks node n, and every container around it, as never folded into one line.
 func (b *builder) keepLines(n int32) {
-	for ; n >= 0 && !b.lines[n]; n = b.p.nodes[n].parent {
+	for ; n >= 0 && !b.lines[n]; n = b.p.Nodes()[n].Parent {
 		b.lines[n] = true
 	}
 }
@@ -672,8 +578,8 @@ func (b *builder) keepLines(n int32) {
 // link or phrase (a product card, say): such items get lines of their own.
 func (b *builder) hasBigItems(n int32) bool {
 	items, big := 0, false
-	for c := b.p.nodes[n].first; c >= 0; c = b.p.nodes[c].next {
-		if b.isItem(c) {
+	for c := b.p.Nodes()[n].First; c >= 0; c = b.p.Nodes()[c].Next {
+		if b.p.IsItem(c) {
 			items++
 			big = big || b.size[c] > maxListItem
 		}
@@ -690,10 +596,10 @@ func headerPrefix(kind, label string) string {
 
 // inline adds inline node c to the running line, splitting lines that get too long.
 func (b *builder) inline(run *lineBuf, c int32, indent int) {
-	nd := &b.p.nodes[c]
+	nd := &b.p.Nodes()[c]
 	switch {
-	case nd.tag == "":
-		text := b.p.tbuf[nd.start:nd.end]
+	case nd.Tag == "":
+		text := b.p.Text()[nd.Start:nd.End]
 		for run.chars+utf8.RuneCountInString(text) > maxChunk {
 			head, rest := splitChunk(text, maxChunk-run.chars)
 			if head == "" && run.empty() {
@@ -706,17 +612,17 @@ func (b *builder) inline(run *lineBuf, c int32, indent int) {
 			text = rest
 		}
 		run.addText(text)
-	case nd.elem >= 0 && !b.isContainerElem(int(nd.elem)):
-		if run.chars+len(b.base[nd.elem]) > maxChunk {
+	case nd.Elem >= 0 && !b.isContainerElem(int(nd.Elem)):
+		if run.chars+len(b.base[nd.Elem]) > maxChunk {
 			b.flush(run, indent)
 		}
-		run.addElem(nd.elem, len(b.base[nd.elem]))
+		run.addElem(nd.Elem, len(b.base[nd.Elem]))
 	default:
-		if nd.elem >= 0 {
-			run.addElem(nd.elem, len(b.base[nd.elem]))
+		if nd.Elem >= 0 {
+			run.addElem(nd.Elem, len(b.base[nd.Elem]))
 			run.addRaw(":")
 		}
-		for k := nd.first; k >= 0; k = b.p.nodes[k].next {
+		for k := nd.First; k >= 0; k = b.p.Nodes()[k].Next {
 			if !b.skip[k] {
 				b.inline(run, k, indent)
 			}
@@ -726,29 +632,29 @@ func (b *builder) inline(run *lineBuf, c int32, indent int) {
 
 // flatten adds the whole content of node n to one line: cells and items apart by " | ".
 func (b *builder) flatten(run *lineBuf, n int32) {
-	for c := b.p.nodes[n].first; c >= 0; c = b.p.nodes[c].next {
-		nd := &b.p.nodes[c]
+	for c := b.p.Nodes()[n].First; c >= 0; c = b.p.Nodes()[c].Next {
+		nd := &b.p.Nodes()[c]
 		if b.skip[c] {
 			continue
 		}
 		switch {
-		case nd.tag == "":
-			run.addText(b.p.tbuf[nd.start:nd.end])
-		case nd.elem >= 0 && !b.isContainerElem(int(nd.elem)):
-			if isCellSep(nd.tag, b.role(c)) {
+		case nd.Tag == "":
+			run.addText(b.p.Text()[nd.Start:nd.End])
+		case nd.Elem >= 0 && !b.isContainerElem(int(nd.Elem)):
+			if isCellSep(nd.Tag, b.p.Role(c)) {
 				run.sep()
 			}
-			run.addElem(nd.elem, len(b.base[nd.elem]))
+			run.addElem(nd.Elem, len(b.base[nd.Elem]))
 		default:
-			if isCellSep(nd.tag, b.role(c)) {
+			if isCellSep(nd.Tag, b.p.Role(c)) {
 				run.sep()
 			}
-			if isHeading(nd.tag) && b.lo[c] >= b.hi[c] {
-				run.addText(b.nodeText(c, oneLineMax))
+			if isHeading(nd.Tag) && b.lo[c] >= b.hi[c] {
+				run.addText(b.p.NodeText(c, oneLineMax))
 				continue
 			}
-			if nd.elem >= 0 {
-				run.addElem(nd.elem, len(b.base[nd.elem]))
+			if nd.Elem >= 0 {
+				run.addElem(nd.Elem, len(b.base[nd.Elem]))
 				run.addRaw(":")
 			}
 			b.flatten(run, c)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/screenagent/backend/shared/pagemodel"
 )
 
 const exampleDOM = `<div><button id="12">Submit order</button><input id="13" type="text" placeholder="Email" aria-label="Email"/> Some plain text <a id="14" href="/help">Help</a></div>`
@@ -63,7 +65,7 @@ func TestRenderOutline(t *testing.T) {
 				`<input id="3" autocomplete="cc-number" value="4111111111111111"><input id="4" autocomplete="one-time-code" value="123456">` +
 				`<textarea id="5" name="note">Leave at door</textarea><button id="6" disabled aria-expanded="false">More</button></form>`,
 			want: "form:\n" +
-				"  [1] input type=\"text\" name=\"user\" value=\"ann\" [2] input type=\"password\" name=\"pw\" value=\"" + Mask + "\" [3] input value=\"" + Mask + "\" [4] input value=\"" + Mask + "\"" +
+				"  [1] input type=\"text\" name=\"user\" value=\"ann\" [2] input type=\"password\" name=\"pw\" value=\"" + pagemodel.Mask + "\" [3] input value=\"" + pagemodel.Mask + "\" [4] input value=\"" + pagemodel.Mask + "\"" +
 				" [5] textarea name=\"note\" value=\"Leave at door\" [6] button disabled aria-expanded=\"false\" \"More\"",
 		},
 		{
@@ -105,7 +107,7 @@ func TestRenderOutline(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := Parse(tc.dom)
+			p := pagemodel.Parse(tc.dom)
 			r := Render(p, Options{})
 			if r.Text != tc.want {
 				t.Errorf("got\n%s\nwant\n%s", r.Text, tc.want)
@@ -119,15 +121,15 @@ func TestRenderOutline(t *testing.T) {
 }
 
 func TestRenderEmptyPage(t *testing.T) {
-	for _, p := range []*Page{nil, Parse(""), Parse("<div><span></span></div>")} {
+	for _, p := range []*pagemodel.Page{nil, pagemodel.Parse(""), pagemodel.Parse("<div><span></span></div>")} {
 		if r := Render(p, Options{Query: "anything"}); r.Text != emptyPage || r.Truncated {
 			t.Errorf("got %+v, want the empty-page line, not truncated", r)
 		}
 	}
-	if r := Render(Parse(""), Options{Budget: 2}); r.Text != "" || r.Tokens != 0 {
+	if r := Render(pagemodel.Parse(""), Options{Budget: 2}); r.Text != "" || r.Tokens != 0 {
 		t.Errorf("empty page in 2 tokens: got %+v, want nothing", r)
 	}
-	if r := Render(Parse("<p>just text</p>"), Options{}); r.Text != "just text" {
+	if r := Render(pagemodel.Parse("<p>just text</p>"), Options{}); r.Text != "just text" {
 		t.Errorf("text-only page: got %q", r.Text)
 	}
 }
@@ -136,7 +138,7 @@ func TestRenderSecretsNeverShown(t *testing.T) {
 	dom := `<input id="1" type="PASSWORD" value="hunter2"><input id="2" autocomplete="new-password" value="hunter3">` +
 		`<input id="3" autocomplete="billing cc-csc" value="999"><textarea id="4" autocomplete="one-time-code">654321</textarea>` +
 		`<input id="5" type="text" autocomplete="username" value="ann">`
-	p := Parse(dom)
+	p := pagemodel.Parse(dom)
 	r := Render(p, Options{})
 	for _, secret := range []string{"hunter2", "hunter3", "999", "654321"} {
 		if strings.Contains(r.Text, secret) || strings.Contains(fmt.Sprint(p.Elements()), secret) {
@@ -154,10 +156,10 @@ func TestRenderSecretsNeverShown(t *testing.T) {
 }
 
 func TestRenderNewMarks(t *testing.T) {
-	prev := Parse(`<ul><li>Alpha <a id="1" href="/a">Buy</a></li><li>Gamma <a id="2" href="/g">Buy</a></li></ul><button id="3">Load more</button>`)
+	prev := pagemodel.Parse(`<ul><li>Alpha <a id="1" href="/a">Buy</a></li><li>Gamma <a id="2" href="/g">Buy</a></li></ul><button id="3">Load more</button>`)
 	tests := []struct {
 		name    string
-		prev    *Page
+		prev    *pagemodel.Page
 		dom     string
 		want    string
 		wantNew int
@@ -172,7 +174,7 @@ func TestRenderNewMarks(t *testing.T) {
 		},
 		{
 			name: "a card added to a list: only its button is new, not the one after the list",
-			prev: Parse(`<main><h1>Fiction</h1><ul><li><h3>Dune — Frank Herbert</h3><span>$10.99</span><button id="5">Add to cart</button></li></ul><button id="6">Load more</button></main>`),
+			prev: pagemodel.Parse(`<main><h1>Fiction</h1><ul><li><h3>Dune — Frank Herbert</h3><span>$10.99</span><button id="5">Add to cart</button></li></ul><button id="6">Load more</button></main>`),
 			dom:  `<main><h1>Fiction</h1><ul><li><h3>Dune — Frank Herbert</h3><span>$10.99</span><button id="21">Add to cart</button></li><li><h3>Emma — Jane Austen</h3><span>$7.50</span><button id="22">Add to cart</button></li></ul><button id="23">Load more</button></main>`,
 			want: "Title: Fiction\n(since the previous step: * marks the new element)\nmain \"Fiction\":\n  list:\n" +
 				"    Dune — Frank Herbert $10.99 [21] button \"Add to cart\"\n    Emma — Jane Austen $7.50 *[22] button \"Add to cart\"\n  [23] button \"Load more\"",
@@ -199,7 +201,7 @@ func TestRenderNewMarks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := Parse(tc.dom)
+			p := pagemodel.Parse(tc.dom)
 			r := Render(p, Options{Previous: tc.prev})
 			if r.Text != tc.want || r.NewElements != tc.wantNew {
 				t.Errorf("got %d new:\n%s\nwant %d new:\n%s", r.NewElements, r.Text, tc.wantNew, tc.want)
@@ -230,7 +232,7 @@ func catalogue(n int) string {
 
 func TestRenderBudgetKeepsTheQueriedCard(t *testing.T) {
 	dom := catalogue(300_000)
-	p := Parse(dom)
+	p := pagemodel.Parse(dom)
 	r := Render(p, Options{Query: "Add Dune to my cart", Budget: 4000})
 	checkRendered(t, p, r, 4000)
 	lines := strings.Split(r.Text, "\n")
@@ -270,7 +272,7 @@ func TestRenderBudgetKeepsTheQueriedCard(t *testing.T) {
 
 func TestRenderBudgetKeepsDialogs(t *testing.T) {
 	dom := catalogue(100_000) + `<div role="dialog" aria-modal="true" aria-label="Newsletter"><p>Get 10% off your first order.</p><input id="900000" type="email" placeholder="Email"><button id="900001">Subscribe</button><button id="900002" aria-label="Close">×</button></div>`
-	p := Parse(dom)
+	p := pagemodel.Parse(dom)
 	r := Render(p, Options{Query: "find a cheap book", Budget: 600})
 	checkRendered(t, p, r, 600)
 	for _, want := range []string{`dialog "Newsletter" (modal, covers the page):`, "Get 10% off", "[900000] input", "[900001] button", "[900002] button"} {
@@ -281,7 +283,7 @@ func TestRenderBudgetKeepsDialogs(t *testing.T) {
 }
 
 func TestRenderBudgetKeepsTableColumns(t *testing.T) {
-	p := Parse(fixtures(t)["table.html"])
+	p := pagemodel.Parse(fixtures(t)["table.html"])
 	r := Render(p, Options{Query: "Globex stage", Budget: 400})
 	checkRendered(t, p, r, 400)
 	var header, row string

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/screenagent/backend/shared/pagemodel"
 )
 
 // OverlayKind is what covers the page.
@@ -33,14 +35,14 @@ type Overlay struct {
 
 // Overlays returns the page's open dialogs and cookie banners in document order, the
 // outermost of nested ones.
-func (p *Page) Overlays() []Overlay {
-	lay := p.layout()
+func Overlays(p *pagemodel.Page) []Overlay {
+	lay := layoutOf(p)
 	out := make([]Overlay, 0, len(lay.overlays))
 	for _, o := range lay.overlays {
 		ov := Overlay{Kind: o.kind, Label: o.label, Modal: o.modal, DismissID: -1}
 		best := noDismiss
 		for i := o.lo; i < o.hi; i++ {
-			e := p.elements[i]
+			e := p.Elements()[i]
 			ov.IDs = append(ov.IDs, e.ID)
 			if c := dismissRank(o.kind, dismissClassOf(e)); c < best {
 				best, ov.DismissID = c, e.ID
@@ -127,8 +129,8 @@ var dismissPhrases = []struct {
 }
 
 // dismissClassOf judges a control by its name.
-func dismissClassOf(e Element) dismissClass {
-	if e.Kind() == KindInput {
+func dismissClassOf(e pagemodel.Element) dismissClass {
+	if e.Kind() == pagemodel.KindInput {
 		return dismissNone
 	}
 	for _, name := range accessibleNames(e) {
@@ -147,7 +149,7 @@ func dismissClassOf(e Element) dismissClass {
 	return dismissNone
 }
 
-func accessibleNames(e Element) []string {
+func accessibleNames(e pagemodel.Element) []string {
 	names := []string{e.Text}
 	for _, a := range e.Attrs {
 		switch a.Name {
@@ -185,15 +187,6 @@ var (
 )
 
 var consentBytes, privacyBytes = byteWords(consentWords), byteWords(privacyWords)
-
-func hasConsentHint(v string) bool {
-	for _, w := range []string{"cookie", "consent", "gdpr", "onetrust", "cmp", "cc-banner", "privacy"} {
-		if strings.Contains(v, w) {
-			return true
-		}
-	}
-	return false
-}
 
 // appendLower appends s in lower case, every rune whose lower case is as long in UTF-8
 // (all but a few, such as the Kelvin sign), so that offsets in the result are offsets
@@ -240,14 +233,14 @@ func byteWords(words []string) [][]byte {
 // findOverlays marks the open dialogs and the cookie banners of the page (the outermost
 // of nested ones) and the nodes that hold them.
 func (b *builder) findOverlays() {
-	nodes := b.p.nodes
+	nodes := b.p.Nodes()
 	for i := range b.ov {
 		b.ov[i] = -1
 	}
 	end := make([]int32, len(nodes)) // a subtree is the nodes [i, end[i])
 	for i := len(nodes) - 1; i >= 0; i-- {
 		end[i] = int32(i + 1)
-		if l := nodes[i].last; l >= 0 {
+		if l := nodes[i].Last; l >= 0 {
 			end[i] = end[l]
 		}
 	}
@@ -262,10 +255,10 @@ func (b *builder) findOverlays() {
 	// Text about cookies or privacy: searched in all the page's text at once (the text
 	// nodes lie in order in tbuf), then in the elements' own text ("Accept cookies").
 	mentions := make(map[int32]bool) // node → a strong (cookie, consent) word
-	lower := appendLower(make([]byte, 0, len(b.p.tbuf)), b.p.tbuf)
+	lower := appendLower(make([]byte, 0, len(b.p.Text())), b.p.Text())
 	textNodes := make([]int32, 0, len(nodes)/2)
 	for i := range nodes {
-		if nodes[i].tag == "" {
+		if nodes[i].Tag == "" {
 			textNodes = append(textNodes, int32(i))
 		}
 	}
@@ -277,8 +270,8 @@ func (b *builder) findOverlays() {
 					break
 				}
 				off += at
-				t := sort.Search(len(textNodes), func(j int) bool { return nodes[textNodes[j]].end > int32(off) })
-				if t < len(textNodes) && nodes[textNodes[t]].start <= int32(off) {
+				t := sort.Search(len(textNodes), func(j int) bool { return nodes[textNodes[j]].End > int32(off) })
+				if t < len(textNodes) && nodes[textNodes[t]].Start <= int32(off) {
 					n := textNodes[t]
 					mentions[n] = mentions[n] || k == 0
 				}
@@ -287,10 +280,10 @@ func (b *builder) findOverlays() {
 		}
 	}
 	var low []byte
-	for i, e := range b.p.elements {
+	for i, e := range b.p.Elements() {
 		low = appendLower(low[:0], e.Text)
 		if strong := containsAnyBytes(low, consentBytes); strong || containsAnyBytes(low, privacyBytes) {
-			n := b.p.info[i].node
+			n := b.p.ElementNode(i)
 			mentions[n] = mentions[n] || strong
 		}
 	}
@@ -310,19 +303,19 @@ func (b *builder) findOverlays() {
 }
 
 func (b *builder) dialogKind(n int32) (OverlayKind, bool, bool) {
-	nd := &b.p.nodes[n]
-	m := b.meta(n)
+	nd := &b.p.Nodes()[n]
+	m := b.p.Meta(n)
 	if m == nil {
 		return "", false, false
 	}
 	switch {
-	case m.role == "alertdialog":
+	case m.Role == "alertdialog":
 		return OverlayAlertDialog, true, true
-	case m.role == "dialog":
-		return OverlayDialog, m.modal, true
-	case m.modal:
+	case m.Role == "dialog":
+		return OverlayDialog, m.Modal, true
+	case m.Modal:
 		return OverlayDialog, true, true
-	case nd.tag == "dialog" && m.open:
+	case nd.Tag == "dialog" && m.Open:
 		return OverlayDialog, false, true
 	}
 	return "", false, false
@@ -330,12 +323,12 @@ func (b *builder) dialogKind(n int32) (OverlayKind, bool, bool) {
 
 func (b *builder) addOverlay(n int32, kind OverlayKind, modal bool) {
 	o := overlay{node: n, kind: kind, modal: modal, dialog: kind, lo: b.lo[n], hi: max(b.lo[n], b.hi[n]), labelNode: -1}
-	if m := b.meta(n); m != nil && m.label != "" {
-		o.label, o.labelNode = m.label, b.labelText(n, m.label)
-	} else if m != nil && m.name != "" {
-		o.label = m.name
-	} else if e := b.p.nodes[n].elem; e >= 0 {
-		if l, ok := b.p.elements[e].Attr("aria-label"); ok {
+	if m := b.p.Meta(n); m != nil && m.Label != "" {
+		o.label, o.labelNode = m.Label, b.labelText(n, m.Label)
+	} else if m != nil && m.Name != "" {
+		o.label = m.Name
+	} else if e := b.p.Nodes()[n].Elem; e >= 0 {
+		if l, ok := b.p.Elements()[e].Attr("aria-label"); ok {
 			o.label = l
 		}
 	}
@@ -350,10 +343,10 @@ func (b *builder) addOverlay(n int32, kind OverlayKind, modal bool) {
 // also holds a control accepting or rejecting them and is small enough to be a banner,
 // or -1.
 func (b *builder) consentBanner(n int32, strong bool) int32 {
-	nodes := b.p.nodes
+	nodes := b.p.Nodes()
 	hinted := false
-	for a, k := nodes[n].parent, 0; a > 0 && k < 8; a, k = nodes[a].parent, k+1 {
-		if m := b.meta(a); m != nil && (m.fixed || m.consentHint) {
+	for a, k := nodes[n].Parent, 0; a > 0 && k < 8; a, k = nodes[a].Parent, k+1 {
+		if m := b.p.Meta(a); m != nil && (m.Fixed || m.ConsentHint) {
 			hinted = true
 		}
 		limit := int32(1200)
@@ -367,10 +360,10 @@ func (b *builder) consentBanner(n int32, strong bool) int32 {
 			continue
 		}
 		for i := b.lo[a]; i < b.hi[a]; i++ {
-			c := dismissClassOf(b.p.elements[i])
+			c := dismissClassOf(b.p.Elements()[i])
 			if c == acceptAll || c == accept || c == rejectAll || c == reject || (strong && (c == acknowledge || c == closeIt)) {
 				// Wrappers that add nothing around the banner belong to it.
-				for p := nodes[a].parent; p > 0 && b.size[p] <= b.size[a]+40 && b.block[p]; p = nodes[p].parent {
+				for p := nodes[a].Parent; p > 0 && b.size[p] <= b.size[a]+40 && b.block[p]; p = nodes[p].Parent {
 					a = p
 				}
 				return a

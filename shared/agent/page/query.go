@@ -25,9 +25,14 @@ type gram struct {
 	bit  int
 }
 
-var stopWords = set("a", "an", "and", "are", "as", "at", "be", "by", "can", "click", "could", "do", "for",
-	"from", "go", "i", "in", "into", "is", "it", "me", "my", "of", "on", "or", "page", "please", "should",
-	"so", "that", "the", "then", "this", "to", "want", "will", "with", "would", "you", "your")
+var stopWords = map[string]bool{
+	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true, "by": true,
+	"can": true, "click": true, "could": true, "do": true, "for": true, "from": true, "go": true,
+	"i": true, "in": true, "into": true, "is": true, "it": true, "me": true, "my": true, "of": true,
+	"on": true, "or": true, "page": true, "please": true, "should": true, "so": true, "that": true,
+	"the": true, "then": true, "this": true, "to": true, "want": true, "will": true, "with": true,
+	"would": true, "you": true, "your": true,
+}
 
 func newQuery(s string) query {
 	q := query{words: map[string]int{}}

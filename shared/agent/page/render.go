@@ -1,3 +1,9 @@
+// Package page is the interact engine's view of a page parsed by shared/pagemodel: the page
+// part of the agent's prompt, an indented outline of the page in document order where text
+// stays with its elements, open dialogs and cookie banners are marked and elements new or
+// changed since the previous step are marked, cut to a token budget; and what the engine
+// reads of the page beyond its elements: its overlays and the control that dismisses each,
+// and the errors it shows.
 package page
 
 import (
@@ -8,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/screenagent/backend/shared/pagemodel"
 	"github.com/screenagent/backend/shared/tokens"
 )
 
@@ -29,8 +36,9 @@ type Options struct {
 	Budget int
 	// Previous is the page of the previous step, nil when there is none. Elements that were
 	// not on it are marked with a leading "*".
-	Previous *Page
-	// PreviousDigest stands for Previous when only its Digest was kept (nil: none).
+	Previous *pagemodel.Page
+	// PreviousDigest stands for Previous when only its Digest (pagemodel.Page.Digest) was
+	// kept (nil: none).
 	PreviousDigest []byte
 	// URLChanged says the page is at another URL than the previous one, which the legend of
 	// the marks must not call unchanged.
@@ -55,30 +63,30 @@ type Rendered struct {
 // share words with the query together with their row, card or paragraph and the headers
 // of the containers they are in, then whatever else fits in document order; each run of
 // left-out lines is one "… (N lines omitted)" line.
-func Render(p *Page, o Options) Rendered {
+func Render(p *pagemodel.Page, o Options) Rendered {
 	if p == nil {
-		p = &Page{}
+		p = pagemodel.Parse("")
 	}
 	budget := o.Budget
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
-	lay := p.layout()
-	prev := o.Previous.view()
+	lay := layoutOf(p)
+	prev := o.Previous.Identity()
 	if prev == nil && len(o.PreviousDigest) > 0 {
-		prev = fromDigest(o.PreviousDigest)
+		prev = pagemodel.ReadDigest(o.PreviousDigest)
 	}
 	ch := compare(p, prev)
 
 	var head []string
-	if p.title != "" {
-		head = append(head, "Title: "+escapeRefs(p.title))
+	if p.Title() != "" {
+		head = append(head, "Title: "+escapeRefs(p.Title()))
 	}
 	if prev != nil {
 		head = append(head, ch.legend(o.URLChanged))
 	}
 	marks := ch.marks
-	r := Rendered{ElementsTotal: len(p.elements), NewElements: ch.added}
+	r := Rendered{ElementsTotal: len(p.Elements()), NewElements: ch.added}
 	if ch.allNew {
 		marks, r.NewElements = nil, 0
 	}
@@ -106,11 +114,11 @@ func Render(p *Page, o Options) Rendered {
 	if headCost+s.total <= capacity {
 		s.keepAll()
 	} else {
-		s.room = capacity - headCost - noteCost(len(p.elements), s.totalChars, len(lay.lines))
+		s.room = capacity - headCost - noteCost(len(p.Elements()), s.totalChars, len(lay.lines))
 		s.choose(lay, o.Query)
 	}
 	for {
-		r.Text, r.ElementsShown, r.TextOmittedChars, r.Truncated = s.assemble(head, len(p.elements))
+		r.Text, r.ElementsShown, r.TextOmittedChars, r.Truncated = s.assemble(head, len(p.Elements()))
 		r.Tokens = tokens.Estimate(r.Text)
 		if r.Tokens <= budget {
 			return r
@@ -479,7 +487,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // leaving out what repeats its text or another attribute, and its text when withText is
 // false (an element holding other elements, whose text is on the lines below it). A
 // textarea's text is its value.
-func formatElement(e Element, withText bool) string {
+func formatElement(e pagemodel.Element, withText bool) string {
 	var b strings.Builder
 	b.WriteByte('[')
 	b.WriteString(strconv.Itoa(e.ID))
@@ -492,7 +500,7 @@ func formatElement(e Element, withText bool) string {
 	}
 	for _, a := range e.Attrs {
 		v := a.Value
-		if boolAttrs[a.Name] {
+		if a.Boolean() {
 			b.WriteByte(' ')
 			b.WriteString(a.Name)
 			continue

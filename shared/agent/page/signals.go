@@ -3,6 +3,8 @@ package page
 import (
 	"regexp"
 	"unicode/utf8"
+
+	"github.com/screenagent/backend/shared/pagemodel"
 )
 
 const (
@@ -35,10 +37,10 @@ type ErrorSignal struct {
 // read as an error message, and fields newly marked aria-invalid. What was already there,
 // such as a password hint or an error the model is busy fixing, is not the answer to the last
 // action. At most maxSignals, each cut to maxSignalText runes.
-func (p *Page) ErrorSignals(prevDigest []byte) []ErrorSignal {
-	prev := fromDigest(prevDigest)
+func ErrorSignals(p *pagemodel.Page, prevDigest []byte) []ErrorSignal {
+	prev := pagemodel.ReadDigest(prevDigest)
 	if prev == nil {
-		prev = &view{}
+		prev = &pagemodel.Identity{}
 	}
 	var out []ErrorSignal
 	add := func(kind, text string) bool {
@@ -48,23 +50,18 @@ func (p *Page) ErrorSignals(prevDigest []byte) []ErrorSignal {
 		return len(out) < maxSignals
 	}
 	oldText := map[uint64]int{}
-	for _, t := range prev.texts {
+	for _, t := range prev.Texts {
 		oldText[t]++
 	}
-	isOld := func(t string) bool {
-		h := newFNV()
-		h.add(t)
-		return oldText[uint64(h)] > 0
-	}
+	isOld := func(t string) bool { return oldText[pagemodel.HashText(t)] > 0 }
 
-	b := &builder{p: p}
 	said := map[string]bool{}
-	for i := range p.nodes {
-		m := b.meta(int32(i))
-		if m == nil || m.role != "alert" && m.role != "alertdialog" {
+	for i := range p.Nodes() {
+		m := p.Meta(int32(i))
+		if m == nil || m.Role != "alert" && m.Role != "alertdialog" {
 			continue
 		}
-		t := collapse(b.nodeText(int32(i), maxSignalText), maxSignalText)
+		t := pagemodel.Collapse(p.NodeText(int32(i), maxSignalText), maxSignalText)
 		if t == "" || said[t] || isOld(t) || !errorWords.MatchString(t) {
 			continue
 		}
@@ -74,19 +71,19 @@ func (p *Page) ErrorSignals(prevDigest []byte) []ErrorSignal {
 		}
 	}
 
-	lay := p.layout()
+	lay, cur := layoutOf(p), p.Identity()
 	before := map[[2]uint64]int{}
-	for j, s := range prev.sigs {
-		if j < len(prev.states) {
-			before[[2]uint64{s, prev.states[j]}]++
+	for j, s := range prev.Signatures {
+		if j < len(prev.States) {
+			before[[2]uint64{s, prev.States[j]}]++
 		}
 	}
-	for i, e := range p.elements {
+	for i, e := range p.Elements() {
 		v, ok := e.Attr("aria-invalid")
-		if !ok || v == "false" || before[[2]uint64{lay.sigs[i], lay.states[i]}] > 0 {
+		if !ok || v == "false" || before[[2]uint64{cur.Signatures[i], cur.States[i]}] > 0 {
 			continue
 		}
-		if !add("invalid field", collapse(fieldName(e, lay.labels[i]), maxSignalText)) {
+		if !add("invalid field", pagemodel.Collapse(fieldName(e, lay.labels[i]), maxSignalText)) {
 			return out
 		}
 	}
@@ -95,14 +92,12 @@ func (p *Page) ErrorSignals(prevDigest []byte) []ErrorSignal {
 	for k, v := range oldText {
 		seen[k] = v
 	}
-	for _, t := range p.texts {
-		h := newFNV()
-		h.add(t)
-		if seen[uint64(h)] > 0 {
-			seen[uint64(h)]--
+	for i, t := range p.Texts() {
+		if h := cur.Texts[i]; seen[h] > 0 {
+			seen[h]--
 			continue
 		}
-		c := collapse(t, maxSignalText)
+		c := pagemodel.Collapse(t, maxSignalText)
 		if utf8.RuneCountInString(t) > maxErrorLine || said[c] || !errorWords.MatchString(t) {
 			continue
 		}
@@ -115,7 +110,7 @@ func (p *Page) ErrorSignals(prevDigest []byte) []ErrorSignal {
 }
 
 // fieldName is what names a field for a message: its text, label attributes or <label>.
-func fieldName(e Element, label string) string {
+func fieldName(e pagemodel.Element, label string) string {
 	if e.Text != "" {
 		return e.Text
 	}

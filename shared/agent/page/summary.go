@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/screenagent/backend/shared/pagemodel"
 )
 
 // maxSummary is the length limit of a message's domSummary, in UTF-16 code units so that
@@ -12,7 +14,7 @@ const maxSummary = 200
 
 // Summary describes the page in at most 200 characters for the chat history, e.g.
 // "Checkout — 42 elements (12 buttons, 8 inputs), 3.1k chars". It is safe on any input.
-func (p *Page) Summary() string {
+func Summary(p *pagemodel.Page) string {
 	c := p.Counts()
 	var kinds []string
 	for _, k := range []struct {
@@ -29,12 +31,12 @@ func (p *Page) Summary() string {
 	}
 	stats += ", " + sizeOf(c.DOMChars) + " chars"
 
-	title := p.title
-	if title == "" && len(p.texts) > 0 {
-		title = p.texts[0]
+	title := p.Title()
+	if title == "" && len(p.Texts()) > 0 {
+		title = p.Texts()[0]
 	}
-	if title == "" && len(p.elements) > 0 {
-		title = p.elements[0].Text
+	if title == "" && len(p.Elements()) > 0 {
+		title = p.Elements()[0].Text
 	}
 	const sep = " — "
 	if room := maxSummary - utf16Len(stats) - utf16Len(sep); title != "" && room > 1 {

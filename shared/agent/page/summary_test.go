@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/screenagent/backend/shared/pagemodel"
 )
 
 func TestSummary(t *testing.T) {
@@ -15,8 +17,8 @@ func TestSummary(t *testing.T) {
 		{"", "0 elements, 0 chars"},
 	}
 	for _, tc := range tests {
-		if got := Parse(tc.dom).Summary(); got != tc.want {
-			t.Errorf("Parse(%q).Summary():\ngot  %q\nwant %q", tc.dom, got, tc.want)
+		if got := Summary(pagemodel.Parse(tc.dom)); got != tc.want {
+			t.Errorf("Summary(Parse(%q)):\ngot  %q\nwant %q", tc.dom, got, tc.want)
 		}
 	}
 }
@@ -35,7 +37,7 @@ func TestSummaryLimits(t *testing.T) {
 	}
 	for name, dom := range doms {
 		t.Run(name, func(t *testing.T) {
-			s := Parse(dom).Summary()
+			s := Summary(pagemodel.Parse(dom))
 			checkSummary(t, s)
 			t.Logf("%s", s)
 		})

@@ -1,4 +1,4 @@
-package page
+package pagemodel
 
 import (
 	"crypto/sha256"
@@ -60,7 +60,7 @@ func (p *Page) Fingerprint() string {
 		h.Write([]byte{0})
 	}
 	write(p.title)
-	states := p.layout().states
+	states := p.Identity().States
 	for i, e := range p.elements {
 		// The state covers what the attributes miss, such as the option a select shows.
 		write("\x01" + e.Tag + strconv.FormatUint(states[i], 16))

@@ -1,4 +1,4 @@
-package page
+package pagemodel
 
 import (
 	"bytes"
@@ -15,9 +15,11 @@ import (
 	xhtml "golang.org/x/net/html"
 )
 
+// MaxAttrValue is the runes of an attribute value the page keeps.
+const MaxAttrValue = 200
+
 const (
 	maxElementText = 200 // runes of an element's inner text; buttons and links need far fewer
-	maxAttrValue   = 200 // runes of an attribute value
 	maxTitle       = 200 // runes of the page title
 	maxTagName     = 32  // bytes of a tag name; longer names are cut
 	maxDepth       = 256 // levels of the tree; deeper content joins the deepest container
@@ -87,6 +89,9 @@ var closesP = set("address", "article", "aside", "blockquote", "details", "dialo
 	"figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "main", "nav", "ol", "p",
 	"pre", "section", "table", "ul", "menu")
 
+// IsBlock reports a tag that starts a new line of text.
+func IsBlock(tag string) bool { return blockTags[tag] }
+
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
 	for _, n := range names {
@@ -118,9 +123,9 @@ func Parse(dom string) *Page {
 	p := &parser{
 		page:      &Page{byID: make(map[int]int, ids), domChars: chars, elements: make([]Element, 0, ids), info: make([]elemInfo, 0, ids)},
 		openCount: make([]int32, len(tagTable)+1), openOther: map[string]int{},
-		accs: make([]textAcc, 0, ids), nodes: make([]node, 0, tags+1), tbuf: make([]byte, 0, len(dom)/4),
+		accs: make([]textAcc, 0, ids), nodes: make([]Node, 0, tags+1), tbuf: make([]byte, 0, len(dom)/4),
 	}
-	p.nodes = append(p.nodes, node{tag: "#root", parent: -1, first: -1, last: -1, next: -1, elem: -1, meta: -1})
+	p.nodes = append(p.nodes, Node{Tag: "#root", Parent: -1, First: -1, Last: -1, Next: -1, Elem: -1, meta: -1})
 	p.tokenize(dom)
 	p.finish()
 	return p.page
@@ -154,8 +159,8 @@ type parser struct {
 	accs      []textAcc // element texts, parallel to page.elements
 	run       []byte    // the plain text run being read
 
-	nodes    []node
-	metas    []nodeMeta
+	nodes    []Node
+	metas    []NodeMeta
 	tbuf     []byte // text of the text nodes
 	slab     []byte // see buffer
 	scratch  []byte
@@ -276,7 +281,7 @@ func (p *parser) rawText(in *tagInfo, b []byte) {
 	case in.name == "title":
 		p.flushRun()
 		if p.page.title == "" {
-			p.page.title = collapse(string(b), maxTitle)
+			p.page.title = Collapse(string(b), maxTitle)
 		}
 		p.addText(p.owner(), string(b), false)
 		return
@@ -442,7 +447,7 @@ func (p *parser) addElement(id int, tag string) int {
 		}
 		v := ""
 		if !boolAttrs[a.name] {
-			v = collapse(a.value, maxAttrValue)
+			v = Collapse(a.value, MaxAttrValue)
 		}
 		e.Attrs = append(e.Attrs, Attr{Name: a.name, Value: v})
 	}
@@ -464,7 +469,7 @@ func (p *parser) addNode(tag string, parent int32, elem int32) int32 {
 	if capped && elem < 0 {
 		return parent
 	}
-	n := node{tag: tag, parent: parent, first: -1, last: -1, next: -1, elem: elem, meta: p.nodeMeta()}
+	n := Node{Tag: tag, Parent: parent, First: -1, Last: -1, Next: -1, Elem: elem, meta: p.nodeMeta()}
 	idx := int32(len(p.nodes))
 	p.nodes = append(p.nodes, n)
 	p.link(parent, idx)
@@ -492,27 +497,27 @@ func (p *parser) buffer(n int) []byte {
 
 func (p *parser) link(parent, child int32) {
 	par := &p.nodes[parent]
-	if par.last >= 0 {
-		p.nodes[par.last].next = child
+	if par.Last >= 0 {
+		p.nodes[par.Last].Next = child
 	} else {
-		par.first = child
+		par.First = child
 	}
-	par.last = child
+	par.Last = child
 }
 
 // nodeMeta keeps the attributes of a container that say what it is, or returns -1.
 func (p *parser) nodeMeta() int32 {
-	var m nodeMeta
+	var m NodeMeta
 	any := false
 	for _, a := range p.attrs {
 		switch a.name {
 		case "class", "id", "style":
 			v := strings.ToLower(a.value)
 			if a.name == "style" && (strings.Contains(v, "fixed") || strings.Contains(v, "sticky")) {
-				m.fixed, any = true, true
+				m.Fixed, any = true, true
 			}
 			if a.name != "style" && hasConsentHint(v) {
-				m.consentHint, any = true, true
+				m.ConsentHint, any = true, true
 			}
 		}
 		if !nodeAttrs[a.name] {
@@ -522,23 +527,23 @@ func (p *parser) nodeMeta() int32 {
 		v := cleanAttr(a.value)
 		switch a.name {
 		case "role":
-			m.role = strings.ToLower(v)
+			m.Role = strings.ToLower(v)
 		case "aria-label":
-			m.label = v
+			m.Label = v
 		case "aria-modal":
-			m.modal = strings.EqualFold(v, "true")
+			m.Modal = strings.EqualFold(v, "true")
 		case "open":
-			m.open = true
+			m.Open = true
 		case "for":
-			m.forID = v
+			m.ForID = v
 		case "name", "title", "alt":
-			if m.name == "" {
-				m.name = v
+			if m.Name == "" {
+				m.Name = v
 			}
 		case "selected":
-			m.selected = true
+			m.Selected = true
 		case "value":
-			m.value = v
+			m.Value = v
 		}
 	}
 	if !any {
@@ -548,11 +553,22 @@ func (p *parser) nodeMeta() int32 {
 	return int32(len(p.metas) - 1)
 }
 
-func cleanAttr(v string) string { return collapse(v, maxAttrValue) }
+// hasConsentHint reports a class or id (lower case) that names cookies or consent, as the
+// containers of consent banners have.
+func hasConsentHint(v string) bool {
+	for _, w := range []string{"cookie", "consent", "gdpr", "onetrust", "cmp", "cc-banner", "privacy"} {
+		if strings.Contains(v, w) {
+			return true
+		}
+	}
+	return false
+}
 
-// collapse returns s with whitespace collapsed and invisible characters dropped, cut to
+func cleanAttr(v string) string { return Collapse(v, MaxAttrValue) }
+
+// Collapse returns s with whitespace collapsed and invisible characters dropped, cut to
 // limit runes with "…"; s itself when it needs none of that, as most values do.
-func collapse(s string, limit int) string {
+func Collapse(s string, limit int) string {
 	if len(s) <= limit && isPlain(s) {
 		return s
 	}
@@ -633,7 +649,7 @@ func (p *parser) treeText(nd int32, t string) (c []byte, lead, trail bool) {
 	if trimmed == "" {
 		return nil, lead, false
 	}
-	merge := p.lastText >= 0 && p.nodes[p.lastText].parent == nd
+	merge := p.lastText >= 0 && p.nodes[p.lastText].Parent == nd
 	if merge {
 		p.tbuf = append(p.tbuf, ' ')
 	}
@@ -650,10 +666,10 @@ func (p *parser) treeText(nd int32, t string) (c []byte, lead, trail bool) {
 		return nil, lead, trail
 	}
 	if merge {
-		p.nodes[p.lastText].end = int32(len(p.tbuf))
+		p.nodes[p.lastText].End = int32(len(p.tbuf))
 	} else {
 		idx := int32(len(p.nodes))
-		p.nodes = append(p.nodes, node{parent: nd, first: -1, last: -1, next: -1, elem: -1, meta: -1, start: int32(start), end: int32(len(p.tbuf))})
+		p.nodes = append(p.nodes, Node{Parent: nd, First: -1, Last: -1, Next: -1, Elem: -1, meta: -1, Start: int32(start), End: int32(len(p.tbuf))})
 		p.link(nd, idx)
 		p.lastText = idx
 	}

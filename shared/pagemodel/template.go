@@ -1,4 +1,4 @@
-package page
+package pagemodel
 
 import (
 	"encoding/json"
