@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/screenagent/backend/shared/pagemodel"
@@ -66,6 +67,10 @@ type Step struct {
 	NextShape string `json:"nextShape,omitempty"`
 	// Skip says why the step is a hole: the model must take it (Action is empty in every part).
 	Skip string `json:"skip,omitempty"`
+	// AfterFailure says the run took the step right after an action that failed. Where the last
+	// action failed, only such a step is served: page keys leave typed values out, so a page
+	// whose typing failed can look like the one the run went on from.
+	AfterFailure bool `json:"afterFailure,omitempty"`
 }
 
 // Part is one action of a step.
@@ -135,6 +140,10 @@ type Open struct {
 	// Disabled is a request's opt-out (cache: false): nothing is served, and the task is not
 	// learned.
 	Disabled bool
+	// UserSpoke says the user wrote to the task since its last step (an answer, a new
+	// instruction; not the approval of an action the payment gate held): the model reads it, so
+	// nothing is served at this step.
+	UserSpoke bool
 	// Redact removes the task's typed secret values from a text of the page (nil: none), before
 	// the trail keeps anything of its words.
 	Redact func(string) string
@@ -167,6 +176,8 @@ type Turn struct {
 	outcome Outcome
 	// answer is the result of the step that completed the task ("" for none).
 	answer string
+	// learned says what Finish did with the task's run ("" before it ran).
+	learned string
 }
 
 // trail is what the task's item keeps of the task's steps for the cache.
@@ -198,6 +209,9 @@ type trailStep struct {
 	// page after it had the same: a failed action that changed nothing at all.
 	Exact     string `json:"exact,omitempty"`
 	Unchanged bool   `json:"unchanged,omitempty"`
+	// Held says the payment gate held the step's action for the user's approval; see
+	// Decided.Held.
+	Held bool `json:"held,omitempty"`
 }
 
 // Open starts a step: it records what the previous step brought and checks a replay's
@@ -294,7 +308,11 @@ func (t *Turn) lookup(ctx context.Context) (Act, string) {
 		t.trail.Off = "the entry was rewritten while the task ran"
 		return Act{}, t.trail.Off
 	}
+	// The entry is known from here on, so that the model's step keeps the task on its path.
 	t.entry = &e
+	if t.in.UserSpoke {
+		return Act{}, "the user wrote to the task: the model reads it"
+	}
 	i, ok := t.align()
 	if !ok {
 		return Act{}, "the page differs from the one the verified run saw at the task's next step"
@@ -306,6 +324,9 @@ func (t *Turn) lookup(ctx context.Context) (Act, string) {
 	s := e.Steps[i]
 	if s.Skip != "" {
 		return Act{}, "the verified run left this step to the model: " + s.Skip
+	}
+	if t.in.LastFailed && !s.AfterFailure {
+		return Act{}, "the last action failed, and the verified run took this step after one that worked"
 	}
 	return replay(s, t.in.Page)
 }
@@ -367,6 +388,12 @@ type Decided struct {
 	Skip string
 	// Variables are the task's extracted and given values: typing one of them replays a fact.
 	Variables map[string]string
+	// Held says the payment gate held the action for the user's approval, and the engine
+	// decides it again at the next step, where the approval lets it through (the interact
+	// API). The step is no step of the path: the cursor stays, and the entry leaves it out, as
+	// the gate holds the replayed action again. An engine that runs the approved action itself
+	// (the run API) records the action it will run, not Held.
+	Held bool
 }
 
 // Record adds the step to the task's trail and returns the trail to store with the task.
@@ -381,17 +408,20 @@ func (t *Turn) Record(d Decided) []byte {
 	if d.Action.Kind == Completes {
 		t.answer = d.Action.Answer
 	}
-	s := trailStep{Step: t.describe(d), Served: d.Served, Exact: ExactKey(t.in.URL, t.in.Page)}
+	s := trailStep{Step: t.describe(d), Served: d.Served, Exact: ExactKey(t.in.URL, t.in.Page), Held: d.Held}
 	for _, a := range append([]Act{d.Action}, d.Action.Rest...) {
 		if a.Typed != "" && a.Secret == "" && !(a.HasElement && t.in.Page.Secret(a.Element)) {
 			s.Typed = append(s.Typed, a.Typed)
 		}
 	}
 	// A policy that cut or changed the offered batch makes the step the model's own.
-	if d.Served && t.aligned >= 0 && len(d.Action.Rest) == len(t.entry.Steps[t.aligned].Rest) {
+	switch {
+	case d.Held:
+		s.Served = false
+	case d.Served && t.aligned >= 0 && len(d.Action.Rest) == len(t.entry.Steps[t.aligned].Rest):
 		s.Expect = t.entry.Steps[t.aligned].NextShape
 		t.trail.Cursor, t.trail.Lost = t.aligned+1, false
-	} else {
+	default:
 		s.Served = false
 		s.Seen = seenWords(t.in.Page, t.in.Task, t.in.Redact)
 		t.follow(s.Step)
@@ -549,34 +579,29 @@ func unsafeToReplay(a Act, vars map[string]string, pg *pagemodel.Page) string {
 
 // sameStep reports whether two steps are the same actions on the same elements of the same page.
 func sameStep(a, b Step) bool {
-	return a.Page == b.Page && a.Skip == b.Skip && takes(a, b)
+	return a.Page == b.Page && a.Skip == b.Skip && a.AfterFailure == b.AfterFailure && takes(a, b)
 }
 
-// Finish learns the task's trail when the task completed: every step kept verified, none failed
-// but those that changed nothing, nothing opted out. A run that took the entry's steps again
-// confirms it (Runs+1, TTL renewed); one that took others rewrites it. The steps that read a
-// fact the task's result or a later typed value used, and the steps that used it, become holes
+// Finish learns the task's trail when the task completed and nothing opted out. Only steps
+// that worked are served: a step whose action failed, and the step that reacted to it, become
+// holes the model takes (markFailures). A run that took the entry's steps again confirms it
+// (Runs+1, TTL renewed); one that took others rewrites it. The steps that read a fact the task's
+// result or a later typed value used, and the steps that used it, become holes too
 // (markFactReading).
 func (t *Turn) Finish(ctx context.Context, completed bool) error {
-	if t.c == nil || t.in.Disabled || t.trail.NoLearn || !completed || len(t.trail.Steps) == 0 {
+	switch {
+	case t.c == nil:
+		return nil
+	case t.in.Disabled || t.trail.NoLearn:
+		t.learned = "not learned: a request opted out, or the task ran too long"
+		return nil
+	case !completed || len(t.trail.Steps) == 0:
 		return nil
 	}
 	markFactReading(t.trail.Steps, t.answer, t.in.Task)
-	// A single action that failed and left the page exactly as it was, counters and typed values
-	// too (a click something covered), changed nothing: the run's path is the same without it.
-	// A batch that failed ran the actions before the failed one; it and any other failure leave
-	// the run unlearned, since leaving out a step that did change something would serve the
-	// steps after it too early.
-	var steps []Step
-	for _, s := range t.trail.Steps {
-		switch {
-		case !s.Failed:
-			steps = append(steps, s.Step)
-		case !s.Unchanged || len(s.Rest) > 0:
-			return nil
-		}
-	}
+	steps := markFailures(t.trail.Steps)
 	if len(steps) == 0 {
+		t.learned = "not learned: no step did anything"
 		return nil
 	}
 	now := t.c.now()
@@ -597,7 +622,59 @@ func (t *Turn) Finish(ctx context.Context, completed bool) error {
 	if err := t.c.Store.PutEntry(ctx, e); err != nil {
 		return fmt.Errorf("write cache entry: %w", err)
 	}
+	t.learned = fmt.Sprintf("learned %d steps, %d of them left to the model (revision %s, %d verified runs)", len(steps), holes(steps), e.Revision, e.Runs)
 	return nil
+}
+
+// markFailures is the trail as an entry keeps it. A single action that failed and left the page
+// exactly as it was, counters and typed values too (a click something covered), changed
+// nothing: the path is the same without it, so it is left out. Any other failure did something
+// (a batch ran the actions before the failed one; a rejected login showed its error): it keeps
+// its place as a hole, so no later step is served before the model has taken it, and so does
+// the step that reacted to it, which answered what the failure said. Every kept step notes
+// whether it came right after a failure (AfterFailure). A step the gate held is no step of the
+// path (Decided.Held).
+func markFailures(trail []trailStep) []Step {
+	var steps []Step
+	for i, s := range trail {
+		if s.Held || s.Failed && s.Unchanged && len(s.Rest) == 0 {
+			continue
+		}
+		step := s.Step
+		if i > 0 {
+			prev := trail[i-1]
+			step.AfterFailure = prev.Failed
+			if prev.Failed && !(prev.Unchanged && len(prev.Rest) == 0) && step.Skip == "" {
+				step.makeHole("it reacted to an action that failed in the verified run")
+			}
+		}
+		if s.Failed && step.Skip == "" {
+			step.makeHole("its action failed in the verified run")
+		}
+		steps = append(steps, step)
+	}
+	return steps
+}
+
+func holes(steps []Step) int {
+	n := 0
+	for _, s := range steps {
+		if s.Skip != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// Log writes what the cache did for the step, and what it learned when the task ended, as a
+// debug line: why a step missed is the first thing to read when a repeat calls the model.
+func (t *Turn) Log(ctx context.Context, l *slog.Logger) {
+	o := t.Outcome()
+	attrs := []any{"status", o.Status, "reason", o.Reason, "dropped", o.Dropped}
+	if t.learned != "" {
+		attrs = append(attrs, "learned", t.learned)
+	}
+	l.DebugContext(ctx, "action cache", attrs...)
 }
 
 func sameSteps(a, b []Step) bool {

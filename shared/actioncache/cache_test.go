@@ -208,12 +208,28 @@ func TestFailedReplaysAndFailedRunsAreNotKept(t *testing.T) {
 			}
 		})
 	}
-	t.Run("a run whose failed step changed the page teaches nothing", func(t *testing.T) {
-		c, _, _ := newCache(t)
-		failing := []visit{{home, homeDOM, "click(2)", false}, {settings, setDOM, "click(3)", true}, {settings, doneDOM, "finish()", false}}
-		play(t, c, "ten-a", "t1", failing)
-		if got := statuses(play(t, c, "ten-a", "t2", settingsRun)); !equal(got, []string{"miss", "miss", "miss"}) {
-			t.Errorf("run after a run with a failure = %v, want all misses", got)
+	t.Run("a failed step that changed the page, and the step that reacted to it, are the model's", func(t *testing.T) {
+		c, store, _ := newCache(t)
+		// The click on "Dark mode" failed and showed an error; the model clicked again.
+		const errDOM = `<h1>Settings</h1><p role="alert">Could not save, try again</p><label>Dark mode <input id="3" type="checkbox" name="dark"/></label>`
+		retried := []visit{{home, homeDOM, "click(1)", false}, {settings, setDOM, "click(3)", false}, {settings, errDOM, "click(3)", true}, {settings, doneDOM, "finish()", false}}
+		play(t, c, "ten-a", "t1", retried)
+		e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey("", task))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var skips []string
+		for _, s := range e.Steps {
+			skips = append(skips, s.Skip)
+		}
+		if want := []string{"", "its action failed in the verified run", "it reacted to an action that failed in the verified run", ""}; !equal(skips, want) {
+			t.Errorf("entry's holes = %q, want %q", skips, want)
+		}
+		if got := statuses(play(t, c, "ten-a", "t2", retried)); !equal(got, []string{"hit", "miss", "miss", "hit"}) {
+			t.Errorf("the same run again = %v, want the steps that worked served and the rest the model's", got)
+		}
+		if got := statuses(play(t, c, "ten-a", "t3", settingsRun)); !equal(got, []string{"hit", "miss", "miss"}) {
+			t.Errorf("a run whose click works = %v, want the model from the failed step on", got)
 		}
 	})
 	t.Run("a failed step that changed nothing is left out", func(t *testing.T) {

@@ -99,6 +99,7 @@ func words(s string) []string {
 
 // markFactReading makes holes of the steps that read a fact a later step used, and of the steps
 // that used one: the step that completed the task with answer, and any step that typed a value.
+// A typed value with words from neither the task nor its page is a hole wherever it came from.
 // A served step is neither: it keeps no words.
 func markFactReading(steps []trailStep, answer, task string) {
 	given := map[string]bool{}
@@ -110,17 +111,15 @@ func markFactReading(steps []trailStep, answer, task string) {
 			// Its entry's run judged it: it used no fact of an earlier page.
 			continue
 		}
-		uses := steps[j].Typed
-		if j == len(steps)-1 && answer != "" {
-			uses = append(append([]string(nil), uses...), answer)
+		fresh := unseen(steps[j].Typed, given, steps[j].Seen)
+		if len(fresh) > 0 {
+			// A typed value the task does not give and its page does not show came from
+			// somewhere the entry cannot read again: an earlier page, the user's answer, a web
+			// search, the model's own knowledge. Replaying it would repeat this run's value.
+			steps[j].makeHole(orReason(steps[j].Skip, "it typed a value the task does not give"))
 		}
-		var fresh []string
-		for _, text := range uses {
-			for _, w := range words(text) {
-				if !given[w] && !shows(steps[j].Seen, w) {
-					fresh = append(fresh, w)
-				}
-			}
+		if j == len(steps)-1 && answer != "" {
+			fresh = append(fresh, unseen([]string{answer}, given, steps[j].Seen)...)
 		}
 		read := false
 		for i := 0; i < j && len(fresh) > 0; i++ {
@@ -136,4 +135,17 @@ func markFactReading(steps []trailStep, answer, task string) {
 			steps[j].makeHole(orReason(steps[j].Skip, "it used a fact read on an earlier page"))
 		}
 	}
+}
+
+// unseen are the words of the texts that the task does not give and the page does not show.
+func unseen(texts []string, given map[string]bool, seen []byte) []string {
+	var out []string
+	for _, text := range texts {
+		for _, w := range words(text) {
+			if !given[w] && !shows(seen, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }

@@ -3,7 +3,6 @@ package actioncache_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 
@@ -47,7 +46,7 @@ func TestBatchStepsReplayInOrder(t *testing.T) {
 }
 
 func TestABatchWithAnAmbiguousTargetIsAMiss(t *testing.T) {
-	const task = "Open the first report"
+	const task = "Search the reports for march and open the first one"
 	// Links of one label differ only by address, which the page key leaves out and the target
 	// keeps: the repeat's page is the same page, its targets are not.
 	const learned = `<h1>Reports</h1><input id="1" name="q"/><a id="2" href="/r/a">Open</a><a id="3" href="/r/b">Open</a>`
@@ -143,7 +142,7 @@ func TestFactReadingStepsAreLeftToTheModel(t *testing.T) {
 
 func TestSecretsAreCachedByNameOnly(t *testing.T) {
 	const (
-		task     = "Sign in to the CRM"
+		task     = "Sign in to the CRM as ada"
 		signIn   = "https://crm.example/login"
 		loginDOM = `<h1>CRM</h1><input id="1" name="user"/><input id="2" type="password" name="pw"/><button id="3">Sign in</button>`
 		password = "s3cret-Value!"
@@ -175,15 +174,26 @@ func TestSecretsAreCachedByNameOnly(t *testing.T) {
 	}
 }
 
-func TestARunWhoseBatchFailedTeachesNothing(t *testing.T) {
+func TestAFailedBatchAndTheStepAfterItAreLeftToTheModel(t *testing.T) {
 	const bookTask = "Book a visit for Ada at 10:00"
-	c, store, _ := newCache(t)
-	// The batch typed the name, failed on the time, and the form's page keeps its key.
-	playTask(t, c, "ten-a", "t1", bookTask, []visit{
+	// The batch typed the name, failed on the time, and the form's page keeps its key: serving
+	// the answer there would skip the batch.
+	failed := []visit{
 		{booking, formDOM, `setValue(1, "Ada"); setValue(2, "10:00"); click(3)`, false},
 		{booking, formDOM, `finish("Booked.")`, true},
-	})
-	if e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey("", bookTask)); !errors.Is(err, actioncache.ErrNotFound) {
-		t.Errorf("entry = %+v (%v), want none: the answer would be served in place of the batch", e.Steps, err)
+	}
+	c, store, _ := newCache(t)
+	playTask(t, c, "ten-a", "t1", bookTask, failed)
+	e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey("", bookTask))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range e.Steps {
+		if s.Skip == "" {
+			t.Errorf("entry step %d = %+v, want a hole: the failed batch and the answer after it are the model's", i, s)
+		}
+	}
+	if got, _, _ := playTask(t, c, "ten-a", "t2", bookTask, failed); !equal(statuses(got), []string{"miss", "miss"}) {
+		t.Errorf("repeat = %v, want [miss miss]", statuses(got))
 	}
 }

@@ -22,8 +22,9 @@ const cacheEngine = "interact"
 // state facts of its page, so none is replayed.
 const cacheThought = "This step repeats a verified step of an earlier run of the same task on the same page (action cache)."
 
-// openCache starts the cache's part in the step, after the last action's verification.
-func (e *Engine) openCache(ctx context.Context, req Request, st state, pg *pagemodel.Page) *actioncache.Turn {
+// openCache starts the cache's part in the step, after the last action's verification and the
+// user's message, if any, which the model must read.
+func (e *Engine) openCache(ctx context.Context, req Request, st state, pg *pagemodel.Page, userMessage string) *actioncache.Turn {
 	mem := &st.task.Memory
 	failed := req.Report.Failed()
 	if last := mem.Last(); last != nil && last.Verdict == tasks.Unverified {
@@ -32,6 +33,7 @@ func (e *Engine) openCache(ctx context.Context, req Request, st state, pg *pagem
 	in := actioncache.Open{
 		Engine: cacheEngine, TenantID: req.Identity.TenantID, TaskID: st.task.ID, Task: st.task.Query, Trail: mem.Cache,
 		URL: req.URL, Page: pg, LastFailed: failed, Disabled: req.NoCache, Redact: mem.Secrets.Redact,
+		UserSpoke: userMessage != "" && req.ConfirmationID == "",
 	}
 	if e.Cache == nil {
 		return (*actioncache.Cache)(nil).Open(ctx, in)
@@ -81,13 +83,16 @@ func (e *Engine) fromCache(ctx context.Context, turn *actioncache.Turn, req Requ
 	return decision{thought: cacheThought, action: a, batch: batch, modelAction: a.String(), model: "action-cache", note: "served from the action cache"}, true
 }
 
-// cacheDecided is the step as the cache's trail records it, with why it may not be replayed.
-func cacheDecided(d decision, served bool, userMessage string, loginFailed bool, mem *tasks.Memory) actioncache.Decided {
+// cacheDecided is the step as the cache's trail records it, with why it may not be replayed. An
+// approval of the action the payment gate held (a confirmationId) is no message to read: the step
+// after it takes the approved action again.
+func (in *interaction) cacheDecided() actioncache.Decided {
+	d, mem := in.decision, &in.task.Memory
 	skip := ""
 	switch {
-	case loginFailed:
+	case in.loginFailed:
 		skip = "it answers a failed login"
-	case userMessage != "":
+	case in.userMessage != "" && in.req.ConfirmationID == "":
 		skip = "it follows a message of the user"
 	case len(d.serverTools) > 0:
 		skip = "it ran a server tool"
@@ -100,7 +105,8 @@ func cacheDecided(d decision, served bool, userMessage string, loginFailed bool,
 			act.Rest = append(act.Rest, toAct(a))
 		}
 	}
-	return actioncache.Decided{Action: act, Served: served && d.action.String() == d.modelAction, Skip: skip, Variables: mem.Variables}
+	return actioncache.Decided{Action: act, Served: in.served && d.action.String() == d.modelAction, Skip: skip, Variables: mem.Variables,
+		Held: in.confirmation != ""}
 }
 
 // toAct is the action as the cache keeps it: its form without its element id and answer, which a
@@ -174,12 +180,14 @@ func fromAct(act actioncache.Act) (actions.Action, error) {
 	return withElement(a, act.Element)
 }
 
-// learnFromCache lets the cache learn a task that just ended; the step is committed already, so
-// a failure only costs a later run its cache hits and is logged.
+// learnFromCache lets the cache learn a task that just ended, and logs what the cache did for the
+// step; the step is committed already, so a failure to learn only costs a later run its cache
+// hits and is logged.
 func (e *Engine) learnFromCache(ctx context.Context, turn *actioncache.Turn, status tasks.Status) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.writeReserve())
 	defer cancel()
 	if err := turn.Finish(wctx, status == tasks.StatusCompleted); err != nil {
 		e.logger().WarnContext(ctx, "action cache: learn the task", "error", err.Error())
 	}
+	turn.Log(ctx, e.logger())
 }

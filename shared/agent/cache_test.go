@@ -225,38 +225,66 @@ func TestSecretValuesAreNeverCached(t *testing.T) {
 }
 
 func TestThePaymentGateHoldsAReplayInCarefulMode(t *testing.T) {
-	f := newFixture(t)
-	f.withCache(t)
 	const task = "Pay the open invoice"
 	invoice := `<div><h1>Invoice 2024-117</h1><p>Amount due: $120.00</p><button id="5">Pay now</button></div>`
 	paid := `<div><h1>Invoice 2024-117</h1><p>Paid. Thank you.</p></div>`
-	play := func(mode string) []Response {
+	// play steps through the pages; a question is answered on the same page, approving the held
+	// action by its confirmation id, as the extension does.
+	play := func(f *fixture, mode string) []Response {
 		var out []Response
-		taskID := ""
-		for i, dom := range []string{invoice, paid} {
-			req := Request{TaskID: taskID, URL: "https://billing.example/invoice", Query: task, DOM: dom, Mode: mode}
-			if i > 0 {
+		taskID, confirm := "", ""
+		for i := 0; i < 2; {
+			req := Request{TaskID: taskID, URL: "https://billing.example/invoice", Query: task, DOM: []string{invoice, paid}[i], Mode: mode, ConfirmationID: confirm}
+			if taskID != "" {
 				req.Report = &tasks.Report{Status: "success"}
 			}
+			if confirm != "" {
+				req.Query = "Yes, go ahead."
+			}
 			r := f.step(t, req)
-			out, taskID = append(out, r), r.TaskID
-			if r.Status != StatusExecuting {
-				break
+			out, taskID, confirm = append(out, r), r.TaskID, r.ConfirmationID
+			switch {
+			case r.Status == StatusNeedsUserInput && confirm != "":
+			case r.Status == StatusExecuting:
+				i++
+			default:
+				return out
 			}
 		}
 		return out
 	}
-	f.llm.Reply(reply("I pay.", "click(5)"))
-	f.llm.Reply(reply("Paid.", "finish()"))
-	if got := play(ModeAutonomous); len(got) != 2 || got[1].Status != string(tasks.StatusCompleted) {
-		t.Fatalf("autonomous run = %+v, want the payment then completed", actionsOf(got))
-	}
-	got := play(ModeCareful)
-	if got[0].Action == "click(5)" || got[0].Status != StatusNeedsUserInput || got[0].ConfirmationID == "" {
-		t.Errorf("careful replay = %q (%s), want the gate's question with a confirmation id", got[0].Action, got[0].Status)
-	}
-	if f.llm.Calls() != 2 {
-		t.Errorf("LLM calls = %d, want still 2: the question came from the gate, not the model", f.llm.Calls())
+	for _, tc := range []struct {
+		name           string
+		learn          string
+		script         []string
+		wantLearnCalls int
+	}{
+		{"learned in autonomous mode", ModeAutonomous, []string{reply("I pay.", "click(5)"), reply("Paid.", "finish()")}, 2},
+		// The gate held the model's click, the user approved, and the model chose it again.
+		{"learned in careful mode", ModeCareful, []string{reply("I pay.", "click(5)"), reply("I pay.", "click(5)"), reply("Paid.", "finish()")}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.withCache(t)
+			for _, r := range tc.script {
+				f.llm.Reply(r)
+			}
+			if got := play(f, tc.learn); got[len(got)-1].Status != string(tasks.StatusCompleted) || f.llm.Calls() != tc.wantLearnCalls {
+				t.Fatalf("first run = %q after %d LLM calls, want completed after %d", actionsOf(got), f.llm.Calls(), tc.wantLearnCalls)
+			}
+			got := play(f, ModeCareful)
+			if len(got) != 3 || got[0].Status != StatusNeedsUserInput || got[0].ConfirmationID == "" || got[1].Action != "click(5)" || got[2].Status != string(tasks.StatusCompleted) {
+				t.Fatalf("careful repeat = %q, want the gate's question, the approved click(5), then completed", actionsOf(got))
+			}
+			for i, r := range got {
+				if r.Metrics.Cache != actioncache.Hit {
+					t.Errorf("careful repeat step %d: cache %q, want a hit", i+1, r.Metrics.Cache)
+				}
+			}
+			if f.llm.Calls() != tc.wantLearnCalls {
+				t.Errorf("LLM calls = %d, want still %d: the question came from the gate, the approved click and the end from the cache", f.llm.Calls(), tc.wantLearnCalls)
+			}
+		})
 	}
 }
 
@@ -317,7 +345,7 @@ func TestABatchIsReplayedInOrder(t *testing.T) {
 }
 
 func TestANamedSecretIsReplayedByName(t *testing.T) {
-	const task = "Sign in to the CRM"
+	const task = "Sign in to the CRM as ada"
 	login := `<form><input id="1" name="user"/><input id="2" type="password" name="pw"/><button id="3">Sign in</button></form>`
 	pages := []pageStep{{"https://crm.example.com/login", login}, {"https://crm.example.com/home", `<div><h1>Welcome ada</h1></div>`}}
 	held := []trust.NamedSecret{{Name: "crm_password"}}

@@ -145,7 +145,7 @@ func (e *Engine) decideStep(ctx context.Context, in *interaction) error {
 	mem := &in.task.Memory
 	in.stream, in.planBefore = e.events(ctx, in.req.Identity.TenantID, in.state), snapshotPlan(mem.Plan)
 	in.stream.Send(ctx, executing(in.state, mem))
-	in.cache = e.openCache(ctx, in.req, in.state, in.page)
+	in.cache = e.openCache(ctx, in.req, in.state, in.page, in.userMessage)
 	if in.decision, in.loginFailed = checkLogin(mem, loginView(in.req.URL, in.page)); in.loginFailed {
 		return nil
 	}
@@ -188,8 +188,8 @@ func (e *Engine) enforcePolicies(in *interaction) {
 	in.who = d.chooser(&mem.Secrets)
 	mem.Expected = parseExpectation(d.sections["Expect"])
 	in.extracted = extract(mem, d.sections["Extract"])
-	mem.Cache = in.cache.Record(cacheDecided(d, in.served, in.userMessage, in.loginFailed, mem))
 	in.decision = d
+	mem.Cache = in.cache.Record(in.cacheDecided())
 }
 
 // statuses are the task's status after the step and the status the response reports.

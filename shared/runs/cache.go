@@ -29,22 +29,35 @@ type cacheTurn struct {
 	view *pagemodel.Page
 	// ids are the snapshot's element ids by the view's numbering (view id i is ids[i-1]).
 	ids []string
+	// spoke says the user answered the model's question at the run's last step: the model reads
+	// the answer, and the step that follows it is never served.
+	spoke bool
 }
 
-// openCache starts the cache's part in the step on the page the step decides on.
-func (s *Service) openCache(ctx context.Context, req StepRequest, run Run, result *Result, snap *Snapshot) *cacheTurn {
+// openCache starts the cache's part in the step on the page the step decides on, after the
+// run's recent history.
+func (s *Service) openCache(ctx context.Context, req StepRequest, run Run, result *Result, snap *Snapshot, history []Entry) *cacheTurn {
 	view, ids := cacheView(snap)
+	spoke := userAnswered(history)
 	in := actioncache.Open{
 		Engine: "run", TenantID: run.TenantID, TaskID: run.ID, Task: run.Task, Trail: run.CacheTrail, URL: snap.URL, Page: view,
-		LastFailed: result != nil && !result.Success, Disabled: req.NoCache, Redact: run.Secrets.Redact,
+		LastFailed: result != nil && !result.Success, Disabled: req.NoCache, Redact: run.Secrets.Redact, UserSpoke: spoke,
 	}
-	c := &cacheTurn{view: view, ids: ids}
+	c := &cacheTurn{view: view, ids: ids, spoke: spoke}
 	if s.Cache == nil {
 		c.turn = (*actioncache.Cache)(nil).Open(ctx, in)
 	} else {
 		c.turn = s.Cache.Open(ctx, in)
 	}
 	return c
+}
+
+// userAnswered reports whether the run's last step took the user's answer to the model's own
+// question (Answer then observes). Approving a call the gate held is no answer to read: the
+// approved call ran, and what follows it may be served.
+func userAnswered(history []Entry) bool {
+	n := len(history)
+	return n > 0 && history[n-1].UserAnswer != nil && history[n-1].Action == ToolObserve
 }
 
 // cacheView writes the snapshot as the simplified DOM the cache's page view reads: the title, the
@@ -167,10 +180,10 @@ func (c *cacheTurn) record(trail []byte, entry Entry, served bool) []byte {
 		return trail
 	}
 	var act actioncache.Act
-	switch entry.Action {
-	case ToolFinish:
+	switch {
+	case entry.Action == ToolFinish:
 		act = actioncache.Act{Name: entry.Action, Kind: actioncache.Completes, Answer: entry.Answer, Form: ToolFinish}
-	case ToolAskUser:
+	case entry.Action == ToolAskUser && entry.Tool == nil:
 		act = actioncache.Act{Name: entry.Action, Kind: actioncache.AsksUser}
 	default:
 		calls := callsOf(entry)
@@ -183,8 +196,14 @@ func (c *cacheTurn) record(trail []byte, entry Entry, served bool) []byte {
 			act.Rest = append(act.Rest, c.act(t))
 		}
 	}
-	// A replay the gate held became a question: the step is no longer the cached one.
-	return c.turn.Record(actioncache.Decided{Action: act, Served: served && entry.Action != ToolAskUser})
+	// A call the gate held is recorded as the calls that run once the user approves them (Answer
+	// sends them): a replay is held again, and a cut batch is no longer the cached step. A
+	// declined call cancels the run, so nothing follows it.
+	skip := ""
+	if c.spoke {
+		skip = "it follows a message of the user"
+	}
+	return c.turn.Record(actioncache.Decided{Action: act, Served: served, Skip: skip})
 }
 
 // act is a call as the cache keeps it: without its element id, which a replay takes from the
@@ -205,8 +224,9 @@ func (c *cacheTurn) act(tool Tool) actioncache.Act {
 	return act
 }
 
-// learnFromCache lets the cache learn a run that just ended; the step is saved already, so a
-// failure only costs a later run its cache hits and is logged.
+// learnFromCache lets the cache learn a run that just ended, and logs what the cache did for the
+// step; the step is saved already, so a failure to learn only costs a later run its cache hits
+// and is logged.
 func (s *Service) learnFromCache(ctx context.Context, c *cacheTurn, status Status) {
 	if c == nil {
 		return
@@ -216,4 +236,5 @@ func (s *Service) learnFromCache(ctx context.Context, c *cacheTurn, status Statu
 	if err := c.turn.Finish(wctx, status == StatusCompleted); err != nil {
 		s.logger().WarnContext(ctx, "action cache: learn the run", "error", err.Error())
 	}
+	c.turn.Log(ctx, s.logger())
 }

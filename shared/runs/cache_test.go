@@ -2,6 +2,7 @@ package runs_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -89,22 +90,111 @@ func TestRepeatedRunIsServedFromTheCache(t *testing.T) {
 	}
 }
 
+// playCareful runs the task in careful mode over the pages (observe first); a call the gate
+// holds is approved by its confirmation id, and the approved call runs on to the next page.
+func (f *fixture) playCareful(t *testing.T, pages ...*runs.Snapshot) []runs.StepResponse {
+	t.Helper()
+	ctx := context.Background()
+	start, err := f.svc.Start(ctx, runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: teapotTask, Mode: runs.ModeCareful})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []runs.StepResponse{f.step(t, start.RunID, nil, nil)}
+	for _, p := range pages {
+		r := f.step(t, start.RunID, p, success)
+		out = append(out, r)
+		if r.Action == runs.ActionAskUser && r.ConfirmationID != "" {
+			r, err = f.svc.Answer(ctx, runs.AnswerRequest{TenantID: "ten-a", UserID: "u-1", RunID: start.RunID, Approved: true, ConfirmationID: r.ConfirmationID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, r)
+		}
+		if r.Action != runs.ActionExecuteTool {
+			break
+		}
+	}
+	return out
+}
+
 func TestTheGateHoldsAReplayInCarefulMode(t *testing.T) {
 	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		learn func(f *fixture, pages ...*runs.Snapshot) []runs.StepResponse
+	}{
+		{"learned in autonomous mode", func(f *fixture, pages ...*runs.Snapshot) []runs.StepResponse {
+			return f.playRun(t, runs.ModeAutonomous, pages...)
+		}},
+		// The gate held the model's "Buy now" and the user approved it: the approved call is the step.
+		{"learned in careful mode", func(f *fixture, pages ...*runs.Snapshot) []runs.StepResponse { return f.playCareful(t, pages...) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := newCachedFixture(t)
+			home, product := shopPages("a-")
+			f.llm.Reply(toolCall("click", `{"id":"a-1"}`))
+			f.llm.Reply(toolCall("click", `{"id":"a-3"}`))
+			f.llm.Reply(`{"type":"final","answer":"Bought.","thought":"Bought."}`)
+			tc.learn(f, home, product, product)
+			if f.llm.Calls() != 3 {
+				t.Fatalf("first run made %d LLM calls, want 3", f.llm.Calls())
+			}
+
+			home2, product2 := shopPages("b-")
+			got := f.playCareful(t, home2, product2, product2)
+			var kinds []string
+			for _, r := range got[1:] {
+				kinds = append(kinds, r.Action+"/"+r.Metrics.Cache)
+			}
+			// The held call's question comes from the gate; the approved call runs from Answer,
+			// which decides nothing.
+			want := []string{"execute_tool/hit", "ask_user/hit", "execute_tool/", "finish/hit"}
+			if !equal(kinds, want) || f.llm.Calls() != 3 {
+				t.Errorf("careful repeat = %q after %d LLM calls, want %q after still 3", kinds, f.llm.Calls(), want)
+			}
+		})
+	}
+}
+
+func TestTheStepAfterTheUsersAnswerIsTheModels(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
 	f := newCachedFixture(t)
 	home, product := shopPages("a-")
+	// play asks the user on the home page, then goes on.
+	play := func(answer string) []runs.StepResponse {
+		start, err := f.svc.Start(ctx, runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: teapotTask, Mode: runs.ModeAutonomous})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []runs.StepResponse{f.step(t, start.RunID, nil, nil), f.step(t, start.RunID, home, success)}
+		if _, err := f.svc.Answer(ctx, runs.AnswerRequest{TenantID: "ten-a", UserID: "u-1", RunID: start.RunID, Approved: true, Answer: answer}); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []*runs.Snapshot{home, product, product} {
+			r := f.step(t, start.RunID, p, success)
+			out = append(out, r)
+			if r.Action != runs.ActionExecuteTool {
+				break
+			}
+		}
+		return out
+	}
+	f.llm.Reply(`{"type":"ask_user","question":"Which colour?","thought":"Two teapots."}`)
 	f.llm.Reply(toolCall("click", `{"id":"a-1"}`))
 	f.llm.Reply(toolCall("click", `{"id":"a-3"}`))
 	f.llm.Reply(`{"type":"final","answer":"Bought.","thought":"Bought."}`)
-	f.playRun(t, runs.ModeAutonomous, home, product, product)
-
-	got := f.playRun(t, runs.ModeCareful, home, product)
-	last := got[len(got)-1]
-	if last.Action != runs.ActionAskUser || last.State.Status != runs.StatusWaitingUser {
-		t.Errorf("careful repeat at the payment = %+v, want the gate's question", last)
+	play("Blue")
+	f.llm.Reply(`{"type":"ask_user","question":"Which colour?","thought":"Two teapots."}`)
+	f.llm.Reply(toolCall("click", `{"id":"a-1"}`))
+	got := play("Green, if they have it")
+	var caches []string
+	for _, r := range got[1:] {
+		caches = append(caches, r.Metrics.Cache)
 	}
-	if got[1].Metrics.Cache != actioncache.Hit || f.llm.Calls() != 3 {
-		t.Errorf("careful repeat: first click cache %q, %d LLM calls; want a hit and still 3 calls", got[1].Metrics.Cache, f.llm.Calls())
+	if want := []string{"miss", "miss", "hit", "hit"}; !equal(caches, want) || f.llm.Calls() != 6 {
+		t.Errorf("repeat = %q after %d LLM calls, want %q after 6: the model reads the user's answer", caches, f.llm.Calls(), want)
 	}
 }
 
@@ -147,3 +237,5 @@ func TestANamedSecretIsReplayedByNameInARun(t *testing.T) {
 		t.Errorf("without the secret: cache %q, want a miss", got[1].Metrics.Cache)
 	}
 }
+
+func equal(a, b []string) bool { return slices.Equal(a, b) }

@@ -105,7 +105,7 @@ func (s *Service) decideStep(ctx context.Context, in *runStep) error {
 	run := in.run
 	// The cache first: a served step needs no prompt. It goes through the same loop rules, gate
 	// and reflection as the model's.
-	in.cache = s.openCache(ctx, in.req, run, in.result, in.page)
+	in.cache = s.openCache(ctx, in.req, run, in.result, in.page, in.history)
 	if in.decision, in.served = s.fromCache(ctx, in.cache, run.Batch, in.next.SecretNames, in.page); in.served {
 		return nil
 	}

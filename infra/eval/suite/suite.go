@@ -197,6 +197,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		"TAVILY_BASE_URL": web.URL(), "TAVILY_API_KEY": searchtest.Key, "TAVILY_API_KEY_SECRET_ARN": "",
 		// The suite's steps come faster than a person's; the tenant limits are not under test here.
 		"RATE_LIMIT_INTERACT": "100000", "RATE_LIMIT_RUNS": "100000",
+		// The log file keeps the debug lines too: why the action cache missed a step is one.
+		config.EnvLogLevel: "DEBUG",
 	}
 	var fnTimeout time.Duration
 	if cfg.Slow {

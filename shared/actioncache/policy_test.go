@@ -1,0 +1,134 @@
+package actioncache_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/screenagent/backend/shared/actioncache"
+	"github.com/screenagent/backend/shared/pagemodel"
+)
+
+const (
+	subscribe    = "https://news.example/subscribe"
+	subscribed   = "https://news.example/welcome"
+	subscribeDOM = `<h1>Newsletter</h1><label>Name <input id="1" name="name"/></label><label>Email <input id="2" name="email"/></label><button id="3">Subscribe</button>`
+	welcomeDOM   = `<h1>Welcome</h1><p>You are subscribed.</p>`
+)
+
+func TestTypedValuesFromOutsideTheTaskAreLeftToTheModel(t *testing.T) {
+	for _, tc := range []struct {
+		name, task, typed string
+		want              []string
+	}{
+		{"the task gives the values", "Subscribe Ada Lovelace with ada@example.com to the newsletter",
+			`setValue(1, "Ada Lovelace"); setValue(2, "ada@example.com"); click(3)`, []string{"hit", "hit"}},
+		// The name came from somewhere the entry cannot read again (the user, a search, the
+		// model's knowledge): a repeat would type this run's value.
+		{"a value the task does not give", "Subscribe ada@example.com to the newsletter",
+			`setValue(1, "Ada Lovelace"); setValue(2, "ada@example.com"); click(3)`, []string{"miss", "hit"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _, _ := newCache(t)
+			run := []visit{{subscribe, subscribeDOM, tc.typed, false}, {subscribed, welcomeDOM, "finish()", false}}
+			playTask(t, c, "ten-a", "t1", tc.task, run)
+			if got, _, _ := playTask(t, c, "ten-a", "t2", tc.task, run); !equal(statuses(got), tc.want) {
+				t.Errorf("repeat = %v, want %v", statuses(got), tc.want)
+			}
+		})
+	}
+}
+
+func TestAfterAFailedActionOnlyAStepTheRunTookAfterAFailureIsServed(t *testing.T) {
+	const task = "Subscribe ada@example.com to the newsletter"
+	// The run's first step is the model's (it types a name the task does not give); a page whose
+	// typing failed keeps its key, since page keys leave typed values out.
+	learn := []visit{
+		{subscribe, subscribeDOM, `setValue(1, "Ada Lovelace")`, false},
+		{subscribe, subscribeDOM, `setValue(2, "ada@example.com"); click(3)`, false},
+		{subscribed, welcomeDOM, "finish()", false},
+	}
+	typingFailed := []visit{
+		{subscribe, subscribeDOM, `setValue(1, "Ada Lovelace")`, false},
+		{subscribe, subscribeDOM, `setValue(1, "Ada Lovelace")`, true},
+	}
+	c, _, _ := newCache(t)
+	playTask(t, c, "ten-a", "t1", task, learn)
+	got, _, _ := playTask(t, c, "ten-a", "t2", task, typingFailed)
+	if !equal(statuses(got), []string{"miss", "miss"}) || got[1].Reason != "the last action failed, and the verified run took this step after one that worked" {
+		t.Errorf("after the model's typing failed = %+v, want the model again", got)
+	}
+	if got, _, _ := playTask(t, c, "ten-a", "t3", task, learn); !equal(statuses(got), []string{"miss", "hit", "hit"}) {
+		t.Errorf("after the model's typing worked = %v, want the rest served", statuses(got))
+	}
+}
+
+func TestAStepAfterTheUserWroteIsTheModels(t *testing.T) {
+	c, _, _ := newCache(t)
+	play(t, c, "ten-a", "t1", settingsRun)
+	ctx := context.Background()
+	turn := c.Open(ctx, actioncache.Open{TenantID: "ten-a", TaskID: "t2", Task: task, URL: home, Page: pagemodel.Parse(homeDOM), UserSpoke: true})
+	if _, served := turn.Lookup(ctx); served || turn.Outcome().Reason != "the user wrote to the task: the model reads it" {
+		t.Errorf("lookup after the user wrote served %v with %+v, want the model", served, turn.Outcome())
+	}
+	// The model took the entry's step: the task is on the entry's path, and the next step is served.
+	trail := turn.Record(actioncache.Decided{Action: act("click(1)")})
+	next := c.Open(ctx, actioncache.Open{TenantID: "ten-a", TaskID: "t2", Task: task, Trail: trail, URL: settings, Page: pagemodel.Parse(setDOM)})
+	if a, served := next.Lookup(ctx); !served || write(a) != "click(3)" {
+		t.Errorf("the step after = %q (served %v, %+v), want click(3) from the cache", write(a), served, next.Outcome())
+	}
+}
+
+func TestAnActionTheGateHeldIsNoStepOfThePath(t *testing.T) {
+	ctx := context.Background()
+	c, store, _ := newCache(t)
+	ask := actioncache.Act{Name: "askUser", Form: `askUser("Pay?")`, Kind: actioncache.AsksUser}
+	// step takes the cache's action if it offers one (else the model's), and records it as the
+	// engine answered: held by the gate, or sent.
+	step := func(taskID string, trail []byte, url, dom, model string, held bool) ([]byte, actioncache.Outcome, string) {
+		turn := c.Open(ctx, actioncache.Open{TenantID: "ten-a", TaskID: taskID, Task: task, Trail: trail, URL: url, Page: pagemodel.Parse(dom)})
+		a, served := turn.Lookup(ctx)
+		if !served {
+			a = act(model)
+		}
+		taken := write(a)
+		d := actioncache.Decided{Action: a, Served: served}
+		if held {
+			d = actioncache.Decided{Action: ask, Served: served, Held: true}
+		}
+		trail = turn.Record(d)
+		if a.Kind == actioncache.Completes {
+			if err := turn.Finish(ctx, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return trail, turn.Outcome(), taken
+	}
+	// The gate held click(1); the user approved; the model chose it again and it was sent.
+	var trail []byte
+	trail, _, _ = step("t1", trail, home, homeDOM, "click(1)", true)
+	trail, _, _ = step("t1", trail, home, homeDOM, "click(1)", false)
+	trail, _, _ = step("t1", trail, settings, setDOM, "click(3)", false)
+	step("t1", trail, settings, doneDOM, "finish()", false)
+	e, err := store.GetEntry(ctx, "ten-a", actioncache.EntryKey("", task))
+	if err != nil || len(e.Steps) != 3 {
+		t.Fatalf("entry = %+v (%v), want the 3 steps sent, not the held one", e.Steps, err)
+	}
+	// The repeat: the cached click is held again, and served again once approved.
+	trail = nil
+	var taken []string
+	for _, s := range []struct {
+		url, dom string
+		held     bool
+	}{{home, homeDOM, true}, {home, homeDOM, false}, {settings, setDOM, false}, {settings, doneDOM, false}} {
+		var o actioncache.Outcome
+		var a string
+		trail, o, a = step("t2", trail, s.url, s.dom, "", s.held)
+		if o.Status != actioncache.Hit {
+			t.Errorf("repeat on %s: %+v, want a hit", s.url, o)
+		}
+		taken = append(taken, a)
+	}
+	if want := []string{"click(1)", "click(1)", "click(3)", "finish()"}; !equal(taken, want) {
+		t.Errorf("repeat took %q, want %q", taken, want)
+	}
+}
