@@ -228,6 +228,13 @@ func (c *Cache) Open(ctx context.Context, in Open) *Turn {
 		}
 	}
 	t.pageKey = PageKey(in.URL, in.Page)
+	if t.trail.Off == "" && t.trail.Revision != "" {
+		// The entry the task follows, read now: a step the engine decides without asking the
+		// cache (a failed login's question) must still move the task along the entry's path.
+		if e, err := c.Store.GetEntry(ctx, in.TenantID, EntryKey(in.Engine, in.Task)); err == nil && e.Revision == t.trail.Revision {
+			t.entry = &e
+		}
+	}
 	if n := len(t.trail.Steps); n > 0 {
 		last := &t.trail.Steps[n-1]
 		last.Next, last.NextShape, last.Failed = t.pageKey, ShapeKey(in.URL, in.Page), in.LastFailed
@@ -290,7 +297,11 @@ func (t *Turn) lookup(ctx context.Context) (Act, string) {
 	if t.trail.Off != "" {
 		return Act{}, t.trail.Off
 	}
-	e, err := t.c.Store.GetEntry(ctx, t.in.TenantID, EntryKey(t.in.Engine, t.in.Task))
+	e, err := t.entry, error(nil)
+	if e == nil {
+		e = &Entry{}
+		*e, err = t.c.Store.GetEntry(ctx, t.in.TenantID, EntryKey(t.in.Engine, t.in.Task))
+	}
 	switch {
 	case errors.Is(err, ErrNotFound):
 		if len(t.trail.Steps) == 0 {
@@ -309,7 +320,7 @@ func (t *Turn) lookup(ctx context.Context) (Act, string) {
 		return Act{}, t.trail.Off
 	}
 	// The entry is known from here on, so that the model's step keeps the task on its path.
-	t.entry = &e
+	t.entry = e
 	if t.in.UserSpoke {
 		return Act{}, "the user wrote to the task: the model reads it"
 	}

@@ -87,7 +87,7 @@ var (
 )
 
 // act reads the visits' actions: click(N), setValue(N, "text"), setValue(N, secret("name")),
-// finish(), finish("answer") and fail("…"); a batch joins them with "; ".
+// finish(), finish("answer"), fail("…") and askUser("…"); a batch joins them with "; ".
 func act(s string) actioncache.Act {
 	calls := strings.Split(s, "; ")
 	a := actOne(calls[0])
@@ -113,6 +113,8 @@ func actOne(s string) actioncache.Act {
 		return actioncache.Act{Name: "finish", Form: s, Kind: actioncache.Completes}
 	case strings.HasPrefix(s, "fail"):
 		return actioncache.Act{Name: "fail", Form: s, Kind: actioncache.Fails}
+	case strings.HasPrefix(s, "askUser"):
+		return actioncache.Act{Name: "askUser", Form: s, Kind: actioncache.AsksUser}
 	}
 	fmt.Sscanf(s, "click(%d)", &id)
 	return actioncache.Act{Name: "click", Form: "click(#)", Element: id, HasElement: true}

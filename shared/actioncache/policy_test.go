@@ -132,3 +132,30 @@ func TestAnActionTheGateHeldIsNoStepOfThePath(t *testing.T) {
 		t.Errorf("repeat took %q, want %q", taken, want)
 	}
 }
+
+func TestAStepTheEngineDecidesWithoutTheCacheKeepsTheTaskOnItsPath(t *testing.T) {
+	ctx := context.Background()
+	c, _, _ := newCache(t)
+	// The run asked the user on the settings page (a failed login's question is asked so, by the
+	// engine, without consulting the cache).
+	asked := []visit{{home, homeDOM, "click(1)", false}, {settings, setDOM, `askUser("Which mode?")`, false}, {settings, setDOM, "click(3)", false}, {settings, doneDOM, "finish()", false}}
+	play(t, c, "ten-a", "t1", asked)
+
+	var trail []byte
+	var got []string
+	for i, v := range asked {
+		turn := c.Open(ctx, actioncache.Open{TenantID: "ten-a", TaskID: "t2", Task: task, Trail: trail, URL: v.url, Page: page.Parse(v.dom)})
+		a, served := actioncache.Act{}, false
+		if i != 1 {
+			a, served = turn.Lookup(ctx)
+		}
+		if !served {
+			a = act(v.action)
+		}
+		trail = turn.Record(actioncache.Decided{Action: a, Served: served})
+		got = append(got, turn.Outcome().Status)
+	}
+	if want := []string{"hit", "miss", "hit", "hit"}; !equal(got, want) {
+		t.Errorf("repeat = %v, want %v: the engine's own question is the run's step", got, want)
+	}
+}
