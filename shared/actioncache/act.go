@@ -12,7 +12,12 @@ type Act struct {
 	Element    int
 	HasElement bool
 	// Typed is the text it types ("" for none): a value the task read earlier must not be replayed.
+	// In an Act that Lookup offers, Typed is set only for a value read again from the task's
+	// text (a password the task gives, typed into a secret field): the engine puts it into Form.
 	Typed string
+	// Blank is Form with its typed text left empty, set with Typed: what the cache may keep of
+	// an action whose value it must not (Part.FromTask).
+	Blank string
 	// Secret is the name of the secret it types (a named secret, whose value only the client
 	// holds): the name may be replayed, a typed value in a secret field never is.
 	Secret string

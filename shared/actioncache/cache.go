@@ -80,6 +80,10 @@ type Part struct {
 	Name   string  `json:"name,omitempty"`
 	Kind   Kind    `json:"kind,omitempty"`
 	Target *Target `json:"target,omitempty"`
+	// FromTask is where the value it types stands in the task's text, for a value the entry
+	// must not keep (typed into a secret field): Action is then its blank form, and a replay
+	// types what the current task's text holds there.
+	FromTask *Span `json:"fromTask,omitempty"`
 }
 
 func (s Step) parts() []Part { return append([]Part{s.Part}, s.Rest...) }
@@ -339,7 +343,7 @@ func (t *Turn) lookup(ctx context.Context) (Act, string) {
 	if t.in.LastFailed && !s.AfterFailure {
 		return Act{}, "the last action failed, and the verified run took this step after one that worked"
 	}
-	return replay(s, t.in.Page)
+	return replay(s, t.in.Page, t.in.Task)
 }
 
 // align finds the entry step for the current page: the step at the cursor, past waits the
@@ -361,10 +365,17 @@ func (t *Turn) align() (int, bool) {
 
 // replay makes the entry step's action, or batch, for the current page: every target must
 // match exactly one element of it.
-func replay(s Step, pg *pagemodel.Page) (Act, string) {
+func replay(s Step, pg *pagemodel.Page, task string) (Act, string) {
 	var acts []Act
 	for _, p := range s.parts() {
 		a := Act{Name: p.Name, Form: p.Action, Kind: p.Kind}
+		if p.FromTask != nil {
+			value, ok := p.FromTask.in(task)
+			if !ok {
+				return Act{}, "the value it types is not where the task's text held it"
+			}
+			a.Typed = value
+		}
 		if p.Target != nil {
 			id, fits := resolve(pg, *p.Target)
 			if fits != 1 {
@@ -502,7 +513,7 @@ func (t *Turn) describe(d Decided) Step {
 	s := Step{Page: t.pageKey, Skip: d.Skip}
 	acts := append([]Act{d.Action}, d.Action.Rest...)
 	for i, a := range acts {
-		p, why := describePart(a, d.Variables, t.in.Page)
+		p, why := describePart(a, d.Variables, t.in.Page, t.in.Task)
 		if i == 0 {
 			s.Part = p
 		} else {
@@ -539,9 +550,15 @@ func (s *Step) makeHole(why string) {
 
 // describePart is one action as an entry keeps it, with why it must not be replayed ("" when
 // it may be).
-func describePart(a Act, vars map[string]string, pg *pagemodel.Page) (Part, string) {
+func describePart(a Act, vars map[string]string, pg *pagemodel.Page, task string) (Part, string) {
 	p := Part{Action: a.Form, Name: a.Name, Kind: a.Kind}
 	why := unsafeToReplay(a, vars, pg)
+	if why == typesSecret && a.Blank != "" {
+		// A value the task's text gives is kept as where it stands there, never as itself.
+		if span, ok := spanOf(task, a.Typed); ok {
+			p.Action, p.FromTask, why = a.Blank, &span, ""
+		}
+	}
 	if a.HasElement {
 		target, found := targetOf(pg, a.Element)
 		_, fits := resolve(pg, target)
@@ -564,6 +581,8 @@ func orReason(first, then string) string {
 	return then
 }
 
+const typesSecret = "it types into a secret field"
+
 // unsafeToReplay says why an action must never come from the cache.
 func unsafeToReplay(a Act, vars map[string]string, pg *pagemodel.Page) string {
 	switch a.Kind {
@@ -576,7 +595,7 @@ func unsafeToReplay(a Act, vars map[string]string, pg *pagemodel.Page) string {
 	}
 	if a.HasElement && pg.Secret(a.Element) && a.Secret == "" {
 		// A named secret is replayed by its name; a typed value is never kept.
-		return "it types into a secret field"
+		return typesSecret
 	}
 	if a.Typed != "" {
 		for _, v := range vars {
@@ -618,7 +637,7 @@ func (t *Turn) Finish(ctx context.Context, completed bool) error {
 	now := t.c.now()
 	key := EntryKey(t.in.Engine, t.in.Task)
 	e := Entry{
-		TenantID: t.in.TenantID, Key: key, Task: TaskKey(t.in.Task), Steps: steps, Runs: 1,
+		TenantID: t.in.TenantID, Key: key, Task: TaskKey(t.redact(t.in.Task)), Steps: steps, Runs: 1,
 		LearnedFrom: t.in.TaskID, UpdatedAt: now, ExpiresAt: now.Add(t.c.ttl()),
 	}
 	old, err := t.c.Store.GetEntry(ctx, t.in.TenantID, key)
@@ -665,6 +684,15 @@ func markFailures(trail []trailStep) []Step {
 		steps = append(steps, step)
 	}
 	return steps
+}
+
+// redact removes the task's typed secret values from a text the cache keeps (a password the
+// task gives in words).
+func (t *Turn) redact(s string) string {
+	if t.in.Redact == nil {
+		return s
+	}
+	return t.in.Redact(s)
 }
 
 func holes(steps []Step) int {

@@ -144,7 +144,7 @@ func TestAStepTheEngineDecidesWithoutTheCacheKeepsTheTaskOnItsPath(t *testing.T)
 	var trail []byte
 	var got []string
 	for i, v := range asked {
-		turn := c.Open(ctx, actioncache.Open{TenantID: "ten-a", TaskID: "t2", Task: task, Trail: trail, URL: v.url, Page: page.Parse(v.dom)})
+		turn := c.Open(ctx, actioncache.Open{TenantID: "ten-a", TaskID: "t2", Task: task, Trail: trail, URL: v.url, Page: pagemodel.Parse(v.dom)})
 		a, served := actioncache.Act{}, false
 		if i != 1 {
 			a, served = turn.Lookup(ctx)

@@ -137,8 +137,23 @@ func toAct(a actions.Action) actioncache.Act {
 	act.Secret, _ = a.Secret()
 	if text, hasText := a.Text(); act.Kind == actioncache.Continues && hasText {
 		act.Typed = text
+		if blank, err := withText(form, ""); err == nil {
+			act.Blank = blank.String()
+		}
 	}
 	return act
+}
+
+// withText is the action with another text (its first text argument).
+func withText(a actions.Action, text string) (actions.Action, error) {
+	args := a.Args()
+	for i, v := range args {
+		if _, ok := v.(string); ok {
+			args[i] = text
+			break
+		}
+	}
+	return actions.New(a.Name(), args...)
 }
 
 // withElement is the action on another element (its first element argument), a named secret
@@ -164,8 +179,8 @@ func withElement(a actions.Action, id int) (actions.Action, error) {
 	return b.WithSecret(name)
 }
 
-// fromAct rebuilds the action the cache offers, on the current page's element and with the
-// answer read from the current page.
+// fromAct rebuilds the action the cache offers, on the current page's element, with the answer
+// read from the current page and a value read from the task's text.
 func fromAct(act actioncache.Act) (actions.Action, error) {
 	a, err := actions.Parse(act.Form)
 	if err != nil {
@@ -173,6 +188,12 @@ func fromAct(act actioncache.Act) (actions.Action, error) {
 	}
 	if act.Answer != "" {
 		return actions.New(a.Name(), act.Answer)
+	}
+	if act.Typed != "" {
+		// A value read again from the task's text (actioncache.Part.FromTask).
+		if a, err = withText(a, act.Typed); err != nil {
+			return actions.Action{}, err
+		}
 	}
 	if !act.HasElement {
 		return a, nil

@@ -188,39 +188,54 @@ func TestFailedReplayDropsTheEntryAndHandsTheStepToTheModel(t *testing.T) {
 }
 
 func TestSecretValuesAreNeverCached(t *testing.T) {
+	const (
+		task     = "Sign in as ada with the password hunter2-Secret"
+		password = "hunter2-Secret"
+	)
+	login := `<form><input id="1" name="user"/><input id="2" type="password" name="pw"/><button id="3">Sign in</button></form>`
+	typed := `<form><input id="1" name="user" value="ada"/><input id="2" type="password" name="pw" value="hunter2-Secret"/><button id="3">Sign in</button></form>`
+	doms := []string{login, login, typed, `<div><h1>Welcome ada</h1></div>`}
+	play := func(f *fixture, task string) ([]Response, string) {
+		var out []Response
+		taskID := ""
+		for i, dom := range doms {
+			req := Request{TaskID: taskID, URL: "https://app.example/login", Query: task, DOM: dom}
+			if i > 0 {
+				req.Report = &tasks.Report{Status: "success"}
+			}
+			r := f.step(t, req)
+			out, taskID = append(out, r), r.TaskID
+		}
+		return out, taskID
+	}
 	f := newFixture(t)
 	store := f.withCache(t)
-	const task = "Sign in as ada with the password hunter2-secret"
-	login := `<form><input id="1" name="user"/><input id="2" type="password" name="pw"/><button id="3">Sign in</button></form>`
-	typed := `<form><input id="1" name="user" value="ada"/><input id="2" type="password" name="pw" value="hunter2-secret"/><button id="3">Sign in</button></form>`
 	f.llm.Reply(reply("User.", `setValue(1, "ada")`))
-	f.llm.Reply(reply("Password.", `setValue(2, "hunter2-secret")`))
+	f.llm.Reply(reply("Password.", fmt.Sprintf(`setValue(2, "%s")`, password)))
 	f.llm.Reply(reply("Sign in.", "click(3)"))
 	f.llm.Reply(reply("Signed in.", "finish()"))
-	doms := []string{login, login, typed, `<div><h1>Welcome ada</h1></div>`}
-	taskID := ""
-	for i, dom := range doms {
-		req := Request{TaskID: taskID, URL: "https://app.example/login", Query: task, DOM: dom}
-		if i > 0 {
-			req.Report = &tasks.Report{Status: "success"}
-		}
-		taskID = f.step(t, req).TaskID
-	}
+	_, taskID := play(f, task)
 	e, err := store.GetEntry(context.Background(), alice.TenantID, actioncache.EntryKey(cacheEngine, task))
 	if err != nil {
 		t.Fatalf("entry: %v", err)
 	}
-	if len(e.Steps) != 4 || e.Steps[1].Action != "" || e.Steps[1].Skip == "" {
-		t.Errorf("entry steps = %+v, want 4 with the password step left to the model", e.Steps)
+	if len(e.Steps) != 4 || e.Steps[1].FromTask == nil || e.Steps[1].Skip != "" {
+		t.Errorf("entry steps = %+v, want 4 with the password kept as where the task's text gives it", e.Steps)
 	}
 	stored, err := f.tasks.GetTask(context.Background(), alice.TenantID, taskID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for what, b := range map[string]string{"entry": fmt.Sprint(e.Steps), "task's trail": string(stored.Memory.Cache)} {
-		if strings.Contains(b, "hunter2") {
+	for what, b := range map[string]string{"entry": fmt.Sprintf("%+v %s", e.Steps, e.Task), "task's trail": string(stored.Memory.Cache)} {
+		if strings.Contains(strings.ToLower(b), strings.ToLower(password)) {
 			t.Errorf("the %s holds the secret value: %s", what, b)
 		}
+	}
+	// The same task, its password in another case (one key): the value is the current task's.
+	other := strings.Replace(task, password, strings.ToUpper(password), 1)
+	got, _ := play(f, other)
+	if got[1].Action != fmt.Sprintf(`setValue(2, "%s")`, strings.ToUpper(password)) || got[1].Metrics.Cache != actioncache.Hit || f.llm.Calls() != 4 {
+		t.Errorf("repeat's password step = %q (cache %q, %d LLM calls), want the value read from the task's text, from the cache", got[1].Action, got[1].Metrics.Cache, f.llm.Calls())
 	}
 }
 

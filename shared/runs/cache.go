@@ -163,6 +163,10 @@ func (c *cacheTurn) tool(act actioncache.Act) (Tool, string) {
 		}
 		tool.ID = c.ids[act.Element-1]
 	}
+	if act.Typed != "" {
+		// A value read again from the task's text (actioncache.Part.FromTask).
+		tool.Text = act.Typed
+	}
 	return tool, ""
 }
 
@@ -221,6 +225,12 @@ func (c *cacheTurn) act(tool Tool) actioncache.Act {
 		return actioncache.Act{Name: tool.Name, Kind: actioncache.Server}
 	}
 	act.Form = string(form)
+	if tool.Text != "" {
+		tool.Text = ""
+		if blank, err := json.Marshal(tool); err == nil {
+			act.Blank = string(blank)
+		}
+	}
 	return act
 }
 
