@@ -18,6 +18,9 @@ type Act struct {
 	// Blank is Form with its typed text left empty, set with Typed: what the cache may keep of
 	// an action whose value it must not (Part.FromTask).
 	Blank string
+	// Masked says the engine judged Typed a secret (its own record of it is masked): the cache
+	// never keeps it, whatever the page view says of the field.
+	Masked bool
 	// Secret is the name of the secret it types (a named secret, whose value only the client
 	// holds): the name may be replayed, a typed value in a secret field never is.
 	Secret string

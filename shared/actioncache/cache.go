@@ -432,7 +432,7 @@ func (t *Turn) Record(d Decided) []byte {
 	}
 	s := trailStep{Step: t.describe(d), Served: d.Served, Exact: ExactKey(t.in.URL, t.in.Page), Held: d.Held}
 	for _, a := range append([]Act{d.Action}, d.Action.Rest...) {
-		if a.Typed != "" && a.Secret == "" && !(a.HasElement && t.in.Page.Secret(a.Element)) {
+		if a.Typed != "" && a.Secret == "" && !a.Masked && !(a.HasElement && t.in.Page.Secret(a.Element)) {
 			s.Typed = append(s.Typed, a.Typed)
 		}
 	}
@@ -593,7 +593,7 @@ func unsafeToReplay(a Act, vars map[string]string, pg *pagemodel.Page) string {
 	case Server:
 		return "it runs on the server"
 	}
-	if a.HasElement && pg.Secret(a.Element) && a.Secret == "" {
+	if a.Masked || a.HasElement && pg.Secret(a.Element) && a.Secret == "" {
 		// A named secret is replayed by its name; a typed value is never kept.
 		return typesSecret
 	}

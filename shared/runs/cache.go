@@ -179,7 +179,7 @@ func (c *cacheTurn) status() string {
 }
 
 // record adds the step as answered (after the loop rules and the gate) to the run's trail.
-func (c *cacheTurn) record(trail []byte, entry Entry, served bool) []byte {
+func (c *cacheTurn) record(trail []byte, entry Entry, sent []Tool, served bool) []byte {
 	if c == nil {
 		return trail
 	}
@@ -195,9 +195,9 @@ func (c *cacheTurn) record(trail []byte, entry Entry, served bool) []byte {
 			act = actioncache.Act{Name: entry.Action, Kind: actioncache.Server}
 			break
 		}
-		act = c.act(calls[0])
-		for _, t := range calls[1:] {
-			act.Rest = append(act.Rest, c.act(t))
+		act = c.act(calls[0], sentText(sent, 0, calls[0]))
+		for i, t := range calls[1:] {
+			act.Rest = append(act.Rest, c.act(t, sentText(sent, i+1, t)))
 		}
 	}
 	// A call the gate held is recorded as the calls that run once the user approves them (Answer
@@ -210,10 +210,23 @@ func (c *cacheTurn) record(trail []byte, entry Entry, served bool) []byte {
 	return c.turn.Record(actioncache.Decided{Action: act, Served: served, Skip: skip})
 }
 
+// sentText is the text the client got for the kept call at index i, when the run keeps it masked
+// (a secret typed into a secret field): the cache may keep where the task gives it, never the
+// value ("" for a call kept as sent).
+func sentText(sent []Tool, i int, kept Tool) string {
+	if kept.Text != trust.Mask || i >= len(sent) || sent[i].Name != kept.Name {
+		return ""
+	}
+	return sent[i].Text
+}
+
 // act is a call as the cache keeps it: without its element id, which a replay takes from the
-// page it replays on.
-func (c *cacheTurn) act(tool Tool) actioncache.Act {
+// page it replays on. secret is the value of a call kept masked ("" for none).
+func (c *cacheTurn) act(tool Tool, secret string) actioncache.Act {
 	act := actioncache.Act{Name: tool.Name, Kind: actioncache.Continues, Typed: tool.Text, Secret: tool.Secret}
+	if secret != "" {
+		act.Typed, act.Masked = secret, true
+	}
 	for i, id := range c.ids {
 		if tool.ID != "" && id == tool.ID {
 			act.Element, act.HasElement = i+1, true

@@ -2,7 +2,9 @@ package runs_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -239,3 +241,44 @@ func TestANamedSecretIsReplayedByNameInARun(t *testing.T) {
 }
 
 func equal(a, b []string) bool { return slices.Equal(a, b) }
+
+func TestAPasswordTheTaskGivesIsReplayedFromTheTasksText(t *testing.T) {
+	t.Parallel()
+	const (
+		password = "Hunter2-x"
+		task     = "Sign in to the CRM with the password " + password
+	)
+	login := &runs.Snapshot{URL: "https://crm.example.com/login", Title: "CRM", VisibleText: "Sign in", Elements: []runs.Element{
+		{ID: "a-1", Tag: "input", Type: "password", Name: "pw"}, {ID: "a-2", Tag: "button", Text: "Sign in"},
+	}}
+	home := &runs.Snapshot{URL: "https://crm.example.com/home", Title: "CRM", VisibleText: "Welcome ada"}
+	f := newCachedFixture(t)
+	store := cachetest.New()
+	f.svc.Cache = &actioncache.Cache{Store: store}
+	play := func() []runs.StepResponse {
+		start, err := f.svc.Start(context.Background(), runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: task, Mode: runs.ModeAutonomous})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []runs.StepResponse{f.step(t, start.RunID, nil, nil)}
+		for _, p := range []*runs.Snapshot{login, login, home} {
+			out = append(out, f.step(t, start.RunID, p, success))
+		}
+		return out
+	}
+	f.llm.Reply(toolCall("type", `{"id":"a-1","text":"`+password+`"}`))
+	f.llm.Reply(toolCall("click", `{"id":"a-2"}`))
+	f.llm.Reply(`{"type":"final","answer":"Signed in.","thought":"Done."}`)
+	play()
+	e, err := store.GetEntry(context.Background(), "ten-a", actioncache.EntryKey("run", task))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(e); strings.Contains(strings.ToLower(string(b)), strings.ToLower(password)) {
+		t.Errorf("the entry holds the password: %s", b)
+	}
+	got := play()
+	if r := got[1]; r.Tool == nil || r.Tool.Parameters["text"] != password || r.Metrics.Cache != actioncache.Hit || f.llm.Calls() != 3 {
+		t.Errorf("repeat's typing = %+v (cache %q, %d LLM calls), want the password read from the task's text, from the cache", r.Tool, r.Metrics.Cache, f.llm.Calls())
+	}
+}

@@ -218,7 +218,7 @@ func (s *Service) reflect(in *runStep) (stopReason string) {
 // commit saves the run's next state with the step's entry and the response, all or nothing.
 func (s *Service) commit(ctx context.Context, in *runStep) (StepResponse, error) {
 	in.next.CurrentStep = in.entry.StepNumber
-	in.next.CacheTrail = in.cache.record(in.run.CacheTrail, in.entry, in.served)
+	in.next.CacheTrail = in.cache.record(in.run.CacheTrail, in.entry, in.sentAll, in.served)
 	resp, err := s.save(ctx, in.idem, in.run, in.next, &in.entry, in.answer())
 	if err == nil {
 		s.learnFromCache(ctx, in.cache, in.next.Status)
