@@ -187,24 +187,9 @@ var errStale = errors.New("agenttest: session changed")
 // prepare checks a step's writes to sess (as read, or new) against the store, as chatdb's
 // conditions do, and computes the session and messages after it. The caller holds s.mu.
 func (s *Chat) prepare(sess chat.Session, isNew bool, msgs []chat.Message, snap *chat.Snapshot, status chat.Status, taskID string, now time.Time) (chatStep, error) {
-	if sess.ID == "" || sess.TenantID == "" || sess.UserID == "" {
-		return chatStep{}, errors.New("session needs an ID, a tenant and a user")
-	}
-	if !sess.Status.Valid() || status != "" && !status.Valid() {
-		return chatStep{}, fmt.Errorf("session %s: status %q or %q is not a session status", sess.ID, sess.Status, status)
-	}
 	now = now.UTC().Round(0)
-	k := sessionKey(sess.TenantID, sess.ID)
-	cur, exists := s.sessions[k]
-	switch {
-	case isNew && (sess.MessageCount != 0 || sess.Archived):
-		return chatStep{}, fmt.Errorf("create session %s: a new session has no messages and is not archived", sess.ID)
-	case !isNew && len(msgs) == 0:
-		return chatStep{}, fmt.Errorf("append to session %s: no messages", sess.ID)
-	case isNew && exists:
-		return chatStep{}, errStale
-	case !isNew && (!exists || cur.MessageCount != sess.MessageCount || cur.Status != sess.Status || cur.Archived != sess.Archived || expired(cur.ExpiresAt, now)):
-		return chatStep{}, errStale
+	if err := s.check(sess, isNew, len(msgs), status, now); err != nil {
+		return chatStep{}, err
 	}
 	next := sess
 	next.Metadata = maps.Clone(sess.Metadata)
@@ -219,24 +204,13 @@ func (s *Chat) prepare(sess chat.Session, isNew bool, msgs []chat.Message, snap 
 	}
 	next.UpdatedAt, next.MessageCount = now, sess.MessageCount+len(msgs)
 	next.ExpiresAt = s.Retention.SessionExpiry(next.Status, now)
-	out := chatStep{key: k, session: next, snapshot: snap, statusChanged: !isNew && next.Status != sess.Status}
+	out := chatStep{key: sessionKey(sess.TenantID, sess.ID), session: next, snapshot: snap, statusChanged: !isNew && next.Status != sess.Status}
 	referenced := false
 	for i, m := range msgs {
-		if err := m.Validate(); err != nil {
-			return chatStep{}, fmt.Errorf("message %d: %w", i+1, err)
-		}
-		m, err := detach(m)
+		m, err := message(m, i, next, sess.MessageCount, now)
 		if err != nil {
 			return chatStep{}, err
 		}
-		if m.ID == "" {
-			m.ID = uuid.NewString()
-		}
-		if m.Timestamp.IsZero() {
-			m.Timestamp = now
-		}
-		m.Timestamp = m.Timestamp.UTC().Round(0)
-		m.SessionID, m.TaskID, m.SequenceNumber, m.ExpiresAt = next.ID, next.TaskID, sess.MessageCount+i+1, next.ExpiresAt
 		out.messages = append(out.messages, m)
 		referenced = referenced || snap != nil && m.SnapshotID == snap.ID
 	}
@@ -244,6 +218,50 @@ func (s *Chat) prepare(sess chat.Session, isNew bool, msgs []chat.Message, snap 
 		return chatStep{}, fmt.Errorf("snapshot %s: no message of the step references it", snap.ID)
 	}
 	return out, nil
+}
+
+// check refuses a step that is wrong in itself, and is errStale when the session was created or
+// changed since it was read.
+func (s *Chat) check(sess chat.Session, isNew bool, messages int, status chat.Status, now time.Time) error {
+	if sess.ID == "" || sess.TenantID == "" || sess.UserID == "" {
+		return errors.New("session needs an ID, a tenant and a user")
+	}
+	if !sess.Status.Valid() || status != "" && !status.Valid() {
+		return fmt.Errorf("session %s: status %q or %q is not a session status", sess.ID, sess.Status, status)
+	}
+	cur, exists := s.sessions[sessionKey(sess.TenantID, sess.ID)]
+	switch {
+	case isNew && (sess.MessageCount != 0 || sess.Archived):
+		return fmt.Errorf("create session %s: a new session has no messages and is not archived", sess.ID)
+	case !isNew && messages == 0:
+		return fmt.Errorf("append to session %s: no messages", sess.ID)
+	case isNew && exists:
+		return errStale
+	case !isNew && (!exists || cur.MessageCount != sess.MessageCount || cur.Status != sess.Status || cur.Archived != sess.Archived || expired(cur.ExpiresAt, now)):
+		return errStale
+	}
+	return nil
+}
+
+// message is the i-th message of a step as stored in the session after it (next).
+func message(m chat.Message, i int, next chat.Session, before int, now time.Time) (chat.Message, error) {
+	if err := m.Validate(); err != nil {
+		return chat.Message{}, fmt.Errorf("message %d: %w", i+1, err)
+	}
+	m, err := detach(m)
+	if err != nil {
+		return chat.Message{}, err
+	}
+	if m.ID == "" {
+		m.ID = uuid.NewString()
+	}
+	if m.Timestamp.IsZero() {
+		m.Timestamp = now
+	}
+	// The table keeps the latency in milliseconds.
+	m.Timestamp, m.Latency = m.Timestamp.UTC().Round(0), m.Latency.Truncate(time.Millisecond)
+	m.SessionID, m.TaskID, m.SequenceNumber, m.ExpiresAt = next.ID, next.TaskID, before+i+1, next.ExpiresAt
+	return m, nil
 }
 
 // apply writes a prepared step. The caller holds s.mu.

@@ -72,16 +72,21 @@ type NewStores func(t *testing.T, now func() time.Time) Stores
 // Local and this package's against Tasks, Chat and Writer.
 func Contract(t *testing.T, newStores NewStores) {
 	for name, check := range map[string]func(*testing.T, *harness){
-		"a first step creates the task and its session":       firstStep,
-		"a commit from a stale read writes nothing":           staleCommit,
-		"an idempotency key is claimed once":                  idempotency,
-		"a lease is exclusive":                                leases,
-		"a task fails only as it was read":                    failTask,
-		"an ended task's steps live as long as it":            alignSteps,
-		"debug entries are listed newest first":               debugEntries,
-		"records are stored with their step":                  records,
-		"a session follows its task and keeps its pages once": sessions,
-		"an expired task is gone and frozen":                  expiry,
+		"a first step creates the task and its session": firstStep,
+		"a step reads back as written":                  stepReadsBack,
+		"a page is kept once per session":               pagesKeptOnce,
+		"a commit from a stale read writes nothing":     staleCommit,
+		"a commit out of turn is refused":               commitOutOfTurn,
+		"an idempotency key is claimed once":            idempotency,
+		"claims and responses end":                      claimsEnd,
+		"a lease is exclusive":                          leases,
+		"a task fails only as it was read":              failTask,
+		"an ended task's steps live as long as it":      alignSteps,
+		"debug entries are listed newest first":         debugEntries,
+		"records are stored with their step":            records,
+		"a session follows its task":                    sessionFollowsTask,
+		"a session's status is set with its expiry":     setStatus,
+		"an expired task is gone and frozen":            expiry,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -159,31 +164,48 @@ func (h *harness) commit(c commit.Step) {
 }
 
 func firstStep(t *testing.T, h *harness) {
+	before := h.clock.Now()
 	task, sess := h.start("task-1")
-	now := h.clock.Now()
-	task.Memory = tasks.Memory{
-		Recent:    []tasks.Brief{{Index: 0, Action: "click(2)", Result: &tasks.Report{Status: "failure", Error: &tasks.ActionError{Code: "NOT_CLICKABLE"}}, Reported: true}},
-		Plan:      &tasks.Plan{Steps: []tasks.PlanStep{{Description: "Open the cart", Status: "current"}}, Revision: 1},
-		Variables: map[string]string{"size": "42"}, Page: []byte{1, 2, 3}, Cache: []byte("trail"),
-		Secrets: trust.Secrets{Key: []byte("k"), Typed: []trust.Typed{{Sum: "h1", Len: 7}}}, SecretNames: []trust.NamedSecret{{Name: "pw", Origin: "shop.example"}},
+	if task.StepCount != 1 || task.Status != tasks.StatusActive || task.UserID != "u-1" || task.SessionID != sess.ID || task.CreatedAt.IsZero() || task.UpdatedAt.Before(before) {
+		t.Errorf("new task = %+v; want it at step 1, active, of u-1 in its session, stamped with the commit", task)
 	}
-	capture, err := h.Chat.CaptureDOM(ctx, tenant, sess.ID, bigPage)
-	if err != nil || capture.Snapshot == nil {
-		t.Fatalf("CaptureDOM(a new page) = %+v, %v; want a snapshot to store", capture, err)
+	if sess.Status != chat.StatusActive || sess.MessageCount != 2 || sess.TaskID != "task-1" || sess.ExpiresAt.IsZero() {
+		t.Errorf("new session = %+v; want active with the 2 messages of the task", sess)
 	}
+	if _, err := h.Tasks.GetTask(ctx, "ten-b", "task-1"); !errors.Is(err, tasks.ErrNotFound) {
+		t.Errorf("GetTask from another tenant: error = %v, want tasks.ErrNotFound", err)
+	}
+	if _, err := h.Chat.GetSession(ctx, "ten-b", sess.ID); !errors.Is(err, chat.ErrNotFound) {
+		t.Errorf("GetSession from another tenant: error = %v, want chat.ErrNotFound", err)
+	}
+	page, err := h.Chat.ListMessages(ctx, tenant, sess.ID, 0, time.Time{})
+	if err != nil || page.Total != 2 || len(page.Messages) != 2 {
+		t.Fatalf("ListMessages = %+v, %v; want 2 messages", page, err)
+	}
+	for i, msg := range page.Messages {
+		if msg.SequenceNumber != i+1 || msg.ID == "" || msg.SessionID != sess.ID || msg.TaskID != "task-1" || msg.Timestamp.IsZero() || !msg.ExpiresAt.Equal(page.Session.ExpiresAt) {
+			t.Errorf("message %d = %+v; want sequence %d in the session and task, expiring with the session", i, msg, i+1)
+		}
+	}
+}
+
+// memory is a task's memory with something in each kind of field.
+var memory = tasks.Memory{
+	Recent:    []tasks.Brief{{Index: 0, Action: "click(2)", Result: &tasks.Report{Status: "failure", Error: &tasks.ActionError{Code: "NOT_CLICKABLE"}}, Reported: true}},
+	Plan:      &tasks.Plan{Steps: []tasks.PlanStep{{Description: "Open the cart", Status: "current"}}, Revision: 1},
+	Variables: map[string]string{"size": "42"}, Page: []byte{1, 2, 3}, Cache: []byte("trail"),
+	Secrets: trust.Secrets{Key: []byte("k"), Typed: []trust.Typed{{Sum: "h1", Len: 7}}}, SecretNames: []trust.NamedSecret{{Name: "pw", Origin: "shop.example"}},
+}
+
+func stepReadsBack(t *testing.T, h *harness) {
+	task, sess := h.start("task-1")
+	task.Memory = memory
 	c := h.next(task, sess, tasks.StatusActive)
 	c.Step.LLMLatency = 1234*time.Millisecond + 567*time.Microsecond
-	c.Messages[0].AttachDOM(capture)
-	c.Messages[0].Usage, c.Messages[0].Model = &chat.Usage{PromptTokens: 120, CompletionTokens: 20}, "m-1"
-	c.Snapshot = capture.Snapshot
+	c.Messages[0].Usage, c.Messages[0].Model, c.Messages[0].Latency = &chat.Usage{PromptTokens: 120, CompletionTokens: 20}, "m-1", c.Step.LLMLatency
 	h.commit(c)
-
-	got, err := h.Tasks.GetTask(ctx, tenant, "task-1")
-	m := got.Memory
-	if err != nil || got.StepCount != 2 || got.Status != tasks.StatusActive || got.UserID != "u-1" || got.SessionID != sess.ID || got.CreatedAt.IsZero() {
-		t.Errorf("GetTask = %+v, %v; want the task at step 2, active, of u-1 in its session", got, err)
-	}
-	if len(m.Recent) != 1 || m.Recent[0].Result == nil || m.Recent[0].Result.Error.Code != "NOT_CLICKABLE" || m.Plan == nil || m.Plan.Steps[0].Description != "Open the cart" ||
+	got, _ := h.read("task-1", sess.ID)
+	if m := got.Memory; len(m.Recent) != 1 || m.Recent[0].Result == nil || m.Recent[0].Result.Error.Code != "NOT_CLICKABLE" || m.Plan == nil || m.Plan.Steps[0].Description != "Open the cart" ||
 		m.Variables["size"] != "42" || string(m.Page) != "\x01\x02\x03" || string(m.Cache) != "trail" || len(m.Secrets.Typed) != 1 || m.Secrets.Typed[0].Sum != "h1" || len(m.SecretNames) != 1 || m.SecretNames[0].Origin != "shop.example" {
 		t.Errorf("memory read back = %+v; want the memory written", m)
 	}
@@ -192,17 +214,27 @@ func firstStep(t *testing.T, h *harness) {
 		t.Errorf("Steps = %+v, %v; want click(2) then click(3) with its latency in whole milliseconds", steps, err)
 	}
 	page, err := h.Chat.ListMessages(ctx, tenant, sess.ID, 0, time.Time{})
-	if err != nil || page.Total != 3 || len(page.Messages) != 3 {
+	if err != nil || len(page.Messages) != 3 {
 		t.Fatalf("ListMessages = %+v, %v; want 3 messages", page, err)
 	}
-	for i, msg := range page.Messages {
-		if msg.SequenceNumber != i+1 || msg.ID == "" || msg.SessionID != sess.ID || msg.TaskID != "task-1" || msg.Timestamp.IsZero() || !msg.ExpiresAt.Equal(page.Session.ExpiresAt) {
-			t.Errorf("message %d = %+v; want sequence %d in the session and task, expiring with the session", i, msg, i+1)
-		}
+	if last := page.Messages[2]; last.SequenceNumber != 3 || last.Usage == nil || last.Usage.PromptTokens != 120 || last.Model != "m-1" || last.Latency != 1234*time.Millisecond {
+		t.Errorf("the step's message = %+v; want message 3 with its usage, model and latency in whole milliseconds", last)
 	}
-	last := page.Messages[2]
-	if last.SnapshotID != capture.SnapshotID || last.Usage == nil || last.Usage.PromptTokens != 120 || last.Model != "m-1" || last.DOMSummary == "" {
-		t.Errorf("the step's message = %+v; want its page, usage and model", last)
+}
+
+func pagesKeptOnce(t *testing.T, h *harness) {
+	task, sess := h.start("task-1")
+	capture, err := h.Chat.CaptureDOM(ctx, tenant, sess.ID, bigPage)
+	if err != nil || capture.Snapshot == nil {
+		t.Fatalf("CaptureDOM(a new page) = %+v, %v; want a snapshot to store", capture, err)
+	}
+	c := h.next(task, sess, tasks.StatusActive)
+	c.Messages[0].AttachDOM(capture)
+	c.Snapshot = capture.Snapshot
+	h.commit(c)
+	page, _ := h.Chat.ListMessages(ctx, tenant, sess.ID, 0, time.Time{})
+	if last := page.Messages[len(page.Messages)-1]; last.SnapshotID != capture.SnapshotID || last.DOMSummary == "" || last.DOMLength != capture.Length {
+		t.Errorf("the step's message = %+v; want its page's id, summary and length", last)
 	}
 	if dom, err := h.Chat.GetSnapshot(ctx, tenant, sess.ID, capture.SnapshotID); err != nil || dom != bigPage {
 		t.Errorf("GetSnapshot = %d characters, %v; want the page", len(dom), err)
@@ -210,17 +242,13 @@ func firstStep(t *testing.T, h *harness) {
 	if again, err := h.Chat.CaptureDOM(ctx, tenant, sess.ID, bigPage); err != nil || again.Snapshot != nil || again.SnapshotID != capture.SnapshotID {
 		t.Errorf("CaptureDOM(a stored page) = %+v, %v; want its id without a snapshot to write", again, err)
 	}
-	if _, err := h.Tasks.GetTask(ctx, "ten-b", "task-1"); !errors.Is(err, tasks.ErrNotFound) {
-		t.Errorf("GetTask from another tenant: error = %v, want tasks.ErrNotFound", err)
+	for _, tc := range []struct{ name, tenant, id string }{{"another tenant's", "ten-b", capture.SnapshotID}, {"an unknown", tenant, strings.Repeat("0", 64)}} {
+		if _, err := h.Chat.GetSnapshot(ctx, tc.tenant, sess.ID, tc.id); !errors.Is(err, chat.ErrNotFound) {
+			t.Errorf("GetSnapshot of %s page: error = %v, want chat.ErrNotFound", tc.name, err)
+		}
 	}
-	if _, err := h.Chat.GetSession(ctx, "ten-b", sess.ID); !errors.Is(err, chat.ErrNotFound) {
-		t.Errorf("GetSession from another tenant: error = %v, want chat.ErrNotFound", err)
-	}
-	if _, err := h.Chat.GetSnapshot(ctx, "ten-b", sess.ID, capture.SnapshotID); !errors.Is(err, chat.ErrNotFound) {
-		t.Errorf("GetSnapshot from another tenant: error = %v, want chat.ErrNotFound", err)
-	}
-	if got.UpdatedAt.Before(now) {
-		t.Errorf("task updated at %v, want no earlier than the commit (%v)", got.UpdatedAt, now)
+	if small, err := h.Chat.CaptureDOM(ctx, tenant, sess.ID, "<p>Hi</p>"); err != nil || small.Snapshot != nil || small.SnapshotID != "" || small.Summary != "Hi" {
+		t.Errorf("CaptureDOM(a small page) = %+v, %v; want its summary only", small, err)
 	}
 }
 
@@ -228,26 +256,21 @@ func staleCommit(t *testing.T, h *harness) {
 	task, sess := h.start("task-1")
 	h.commit(h.next(task, sess, tasks.StatusActive))
 	fresh, freshSess := h.read("task-1", sess.ID)
-
-	withWrites := func(c commit.Step, key string) commit.Step {
-		c.Debug = []tasks.DebugEntry{{ID: "d-" + key, TaskID: "task-1", LogType: tasks.LogStep, CreatedAt: h.clock.Now()}}
-		c.Verification = &tasks.Verification{TaskID: "task-1", StepIndex: c.Step.Index, Verdict: tasks.Verified, Method: "deterministic"}
-		c.Idempotency = &tasks.IdempotencyRecord{Key: key, RequestHash: "h", StatusCode: 200, Body: []byte(`{}`)}
-		return c
-	}
-	newTask := h.next(task, sess, tasks.StatusActive)
-	newTask.IsNew, newTask.Task.StepCount, newTask.Step.Index = true, 0, 0
-	newTask.NewSession = true
-	newTask.Session, _ = chat.NewSession(tenant, "u-1", "task-1", "https://shop.example/", "q", h.clock.Now())
+	exists := h.next(task, sess, tasks.StatusActive)
+	exists.IsNew, exists.Task.StepCount, exists.Step.Index, exists.NewSession = true, 0, 0, true
+	exists.Session, _ = chat.NewSession(tenant, "u-1", "task-1", "https://shop.example/", "q", h.clock.Now())
 	for _, tc := range []struct {
 		name string
 		c    commit.Step
 	}{
 		{"the task changed since", h.next(task, freshSess, tasks.StatusActive)},
 		{"the session changed since", h.next(fresh, sess, tasks.StatusActive)},
-		{"the task is new but exists", newTask},
+		{"the task is new but exists", exists},
 	} {
-		c := withWrites(tc.c, "k-"+tc.name)
+		c := tc.c
+		c.Debug = []tasks.DebugEntry{{ID: "d-" + tc.name, TaskID: "task-1", LogType: tasks.LogStep, CreatedAt: h.clock.Now()}}
+		c.Verification = &tasks.Verification{TaskID: "task-1", StepIndex: c.Step.Index, Verdict: tasks.Verified, Method: "deterministic"}
+		c.Idempotency = &tasks.IdempotencyRecord{Key: "k-" + tc.name, RequestHash: "h", StatusCode: 200, Body: []byte(`{}`)}
 		if err := h.Commit.CommitStep(ctx, c); !errors.Is(err, tasks.ErrConflict) {
 			t.Errorf("CommitStep when %s: error = %v, want tasks.ErrConflict", tc.name, err)
 		}
@@ -263,15 +286,22 @@ func staleCommit(t *testing.T, h *harness) {
 		t.Errorf("after the failed commits: step count %d, %d steps, %d messages, %d debug entries, %d verifications; want 2, 2, 3 and none",
 			got.StepCount, len(steps), gotSess.MessageCount, len(debug), len(checks))
 	}
-	wrongIndex := h.next(fresh, freshSess, tasks.StatusActive)
+}
+
+func commitOutOfTurn(t *testing.T, h *harness) {
+	task, sess := h.start("task-1")
+	wrongIndex := h.next(task, sess, tasks.StatusActive)
 	wrongIndex.Step.Index = 5
 	if err := h.Commit.CommitStep(ctx, wrongIndex); err == nil || errors.Is(err, tasks.ErrConflict) {
-		t.Errorf("CommitStep of step 5 at step count 2: error = %v, want a plain error", err)
+		t.Errorf("CommitStep of step 5 at step count 1: error = %v, want a plain error", err)
 	}
-	h.commit(h.next(fresh, freshSess, tasks.StatusCompleted))
+	h.commit(h.next(task, sess, tasks.StatusCompleted))
 	done, doneSess := h.read("task-1", sess.ID)
 	if err := h.Commit.CommitStep(ctx, h.next(done, doneSess, tasks.StatusActive)); !errors.Is(err, tasks.ErrConflict) {
 		t.Errorf("CommitStep on a completed task: error = %v, want tasks.ErrConflict", err)
+	}
+	if got, _ := h.read("task-1", sess.ID); got.StepCount != 2 || got.Status != tasks.StatusCompleted {
+		t.Errorf("task after the refused commits = step count %d, %s; want 2, completed", got.StepCount, got.Status)
 	}
 }
 
@@ -286,9 +316,6 @@ func idempotency(t *testing.T, h *harness) {
 	}
 	if err := h.Tasks.ClaimIdempotency(ctx, tenant, "u-1/k", "h", "claim-2", until); !errors.Is(err, tasks.ErrIdempotencyRace) {
 		t.Errorf("ClaimIdempotency of a claimed key: error = %v, want tasks.ErrIdempotencyRace", err)
-	}
-	if _, err := h.Tasks.GetIdempotency(ctx, "ten-b", "u-1/k"); !errors.Is(err, tasks.ErrNotFound) {
-		t.Errorf("GetIdempotency from another tenant: error = %v, want tasks.ErrNotFound", err)
 	}
 	if err := h.Tasks.ReleaseIdempotency(ctx, tenant, "u-1/k", "claim-2"); err != nil {
 		t.Errorf("ReleaseIdempotency by a non-claimer: error = %v, want none (a no-op)", err)
@@ -316,21 +343,31 @@ func idempotency(t *testing.T, h *harness) {
 	if got, _ := h.read("task-1", sess.ID); got.StepCount != 2 {
 		t.Errorf("step count after the twin's commit = %d, want 2 (nothing written)", got.StepCount)
 	}
+}
 
-	if err := h.Tasks.ClaimIdempotency(ctx, tenant, "u-1/released", "h", "claim-3", until); err != nil {
+func claimsEnd(t *testing.T, h *harness) {
+	task, sess := h.start("task-1")
+	c := h.next(task, sess, tasks.StatusActive)
+	c.Idempotency = &tasks.IdempotencyRecord{Key: "u-1/k", RequestHash: "h", StatusCode: 200, Body: []byte(`{}`)}
+	h.commit(c)
+	if _, err := h.Tasks.GetIdempotency(ctx, "ten-b", "u-1/k"); !errors.Is(err, tasks.ErrNotFound) {
+		t.Errorf("GetIdempotency from another tenant: error = %v, want tasks.ErrNotFound", err)
+	}
+	until := h.clock.Now().Add(35 * time.Second)
+	if err := h.Tasks.ClaimIdempotency(ctx, tenant, "u-1/released", "h", "claim-1", until); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.Tasks.ReleaseIdempotency(ctx, tenant, "u-1/released", "claim-3"); err != nil {
+	if err := h.Tasks.ReleaseIdempotency(ctx, tenant, "u-1/released", "claim-1"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.Tasks.GetIdempotency(ctx, tenant, "u-1/released"); !errors.Is(err, tasks.ErrNotFound) {
 		t.Errorf("a released claim: error = %v, want tasks.ErrNotFound", err)
 	}
-	if err := h.Tasks.ClaimIdempotency(ctx, tenant, "u-1/lapsing", "h", "claim-4", until); err != nil {
+	if err := h.Tasks.ClaimIdempotency(ctx, tenant, "u-1/lapsing", "h", "claim-2", until); err != nil {
 		t.Fatal(err)
 	}
 	h.clock.Advance(36 * time.Second)
-	if err := h.Tasks.ClaimIdempotency(ctx, tenant, "u-1/lapsing", "h", "claim-5", h.clock.Now().Add(35*time.Second)); err != nil {
+	if err := h.Tasks.ClaimIdempotency(ctx, tenant, "u-1/lapsing", "h", "claim-3", h.clock.Now().Add(35*time.Second)); err != nil {
 		t.Errorf("ClaimIdempotency after the claim lapsed: error = %v, want none", err)
 	}
 	h.clock.Advance(TaskRetention.Idempotency)
@@ -447,39 +484,39 @@ func debugEntries(t *testing.T, h *harness) {
 			t.Fatalf("PutDebug(%s) error = %v", e.ID, err)
 		}
 	}
-	ids := func(es []tasks.DebugEntry) string {
-		var out []string
-		for _, e := range es {
-			out = append(out, e.ID)
-		}
-		return strings.Join(out, ",")
-	}
 	for _, tc := range []struct {
-		name string
-		f    tasks.DebugFilter
-		want string
+		name   string
+		tenant string
+		f      tasks.DebugFilter
+		want   string
 	}{
-		{"one task's", tasks.DebugFilter{TaskID: "task-1"}, "d-3,d-2,d-0"},
-		{"one log type's", tasks.DebugFilter{TaskID: "task-1", LogType: tasks.LogStep}, "d-3,d-0"},
-		{"since a time", tasks.DebugFilter{TaskID: "task-1", Since: start.Add(time.Second)}, "d-3,d-2"},
-		{"at most a limit", tasks.DebugFilter{TaskID: "task-1", Limit: 2}, "d-3,d-2"},
-		{"the tenant's", tasks.DebugFilter{}, "d-3,d-2,d-1,d-0"},
+		{"one task's", tenant, tasks.DebugFilter{TaskID: "task-1"}, "d-3,d-2,d-0"},
+		{"one log type's", tenant, tasks.DebugFilter{TaskID: "task-1", LogType: tasks.LogStep}, "d-3,d-0"},
+		{"since a time", tenant, tasks.DebugFilter{TaskID: "task-1", Since: start.Add(time.Second)}, "d-3,d-2"},
+		{"at most a limit", tenant, tasks.DebugFilter{TaskID: "task-1", Limit: 2}, "d-3,d-2"},
+		{"the tenant's", tenant, tasks.DebugFilter{}, "d-3,d-2,d-1,d-0"},
+		{"another tenant's", "ten-b", tasks.DebugFilter{}, ""},
 	} {
-		if got, err := h.Tasks.ListDebug(ctx, tenant, tc.f); err != nil || ids(got) != tc.want {
-			t.Errorf("ListDebug(%s) = %s, %v; want %s", tc.name, ids(got), err, tc.want)
+		if got, err := h.Tasks.ListDebug(ctx, tc.tenant, tc.f); err != nil || debugIDs(got) != tc.want {
+			t.Errorf("ListDebug(%s) = %s, %v; want %s", tc.name, debugIDs(got), err, tc.want)
 		}
 	}
 	got, _ := h.Tasks.ListDebug(ctx, tenant, tasks.DebugFilter{TaskID: "task-1", LogType: tasks.LogLLMError})
 	if len(got) != 1 || got[0].Data["step"] != float64(2) || got[0].Data["error"] != "timeout" || !got[0].CreatedAt.Equal(start.Add(2*time.Second)) {
 		t.Errorf("the llm_error entry = %+v; want its data (numbers as float64) and time", got)
 	}
-	if other, err := h.Tasks.ListDebug(ctx, "ten-b", tasks.DebugFilter{}); err != nil || len(other) != 0 {
-		t.Errorf("ListDebug of another tenant = %s, %v; want none", ids(other), err)
-	}
 	h.clock.Advance(TaskRetention.Debug + time.Hour)
 	if got, err := h.Tasks.ListDebug(ctx, tenant, tasks.DebugFilter{TaskID: "task-1"}); err != nil || len(got) != 0 {
-		t.Errorf("ListDebug past the debug retention = %s, %v; want none", ids(got), err)
+		t.Errorf("ListDebug past the debug retention = %s, %v; want none", debugIDs(got), err)
 	}
+}
+
+func debugIDs(es []tasks.DebugEntry) string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.ID)
+	}
+	return strings.Join(out, ",")
 }
 
 func records(t *testing.T, h *harness) {
@@ -516,11 +553,8 @@ func records(t *testing.T, h *harness) {
 	}
 }
 
-func sessions(t *testing.T, h *harness) {
+func sessionFollowsTask(t *testing.T, h *harness) {
 	task, sess := h.start("task-1")
-	if sess.Status != chat.StatusActive || sess.MessageCount != 2 || sess.TaskID != "task-1" || sess.ExpiresAt.IsZero() {
-		t.Errorf("new session = %+v; want active with the 2 messages of the task", sess)
-	}
 	h.clock.Advance(time.Minute)
 	mid := h.clock.Now()
 	h.clock.Advance(time.Minute)
@@ -541,24 +575,23 @@ func sessions(t *testing.T, h *harness) {
 	if first, err := h.Chat.ListMessages(ctx, tenant, sess.ID, 2, time.Time{}); err != nil || len(first.Messages) != 2 || first.Messages[1].SequenceNumber != 2 {
 		t.Errorf("ListMessages(limit 2) = %+v, %v; want messages 1 and 2", first.Messages, err)
 	}
+}
 
-	_, otherSess := h.start("task-2")
-	failed, err := h.Chat.SetStatus(ctx, tenant, otherSess.ID, chat.StatusFailed)
-	wantFailed := chat.DefaultRetention().SessionExpiry(chat.StatusFailed, h.clock.Now())
-	if err != nil || failed.Status != chat.StatusFailed || !failed.ExpiresAt.Equal(wantFailed) {
-		t.Errorf("SetStatus(failed) = %+v, %v; want failed, expiring at %v", failed, err, wantFailed)
+func setStatus(t *testing.T, h *harness) {
+	_, sess := h.start("task-1")
+	failed, err := h.Chat.SetStatus(ctx, tenant, sess.ID, chat.StatusFailed)
+	want := chat.DefaultRetention().SessionExpiry(chat.StatusFailed, h.clock.Now())
+	if err != nil || failed.Status != chat.StatusFailed || !failed.ExpiresAt.Equal(want) {
+		t.Errorf("SetStatus(failed) = %+v, %v; want failed, expiring at %v", failed, err, want)
 	}
-	if got, _ := h.Chat.GetSession(ctx, tenant, otherSess.ID); got.Status != chat.StatusFailed || got.MessageCount != 2 {
-		t.Errorf("session after SetStatus = %s with %d messages, want failed with its 2", got.Status, got.MessageCount)
+	if got, _ := h.Chat.GetSession(ctx, tenant, sess.ID); got.Status != chat.StatusFailed || got.MessageCount != 2 || !got.ExpiresAt.Equal(want) {
+		t.Errorf("session after SetStatus = %s with %d messages, expiring at %v; want failed with its 2, at %v", got.Status, got.MessageCount, got.ExpiresAt, want)
+	}
+	if page, _ := h.Chat.ListMessages(ctx, tenant, sess.ID, 0, time.Time{}); len(page.Messages) != 2 || !page.Messages[0].ExpiresAt.Equal(want) {
+		t.Errorf("messages after SetStatus = %+v; want both, expiring with the session", page.Messages)
 	}
 	if _, err := h.Chat.SetStatus(ctx, tenant, "session-unknown", chat.StatusFailed); !errors.Is(err, chat.ErrNotFound) {
 		t.Errorf("SetStatus of an unknown session: error = %v, want chat.ErrNotFound", err)
-	}
-	if _, err := h.Chat.GetSnapshot(ctx, tenant, sess.ID, strings.Repeat("0", 64)); !errors.Is(err, chat.ErrNotFound) {
-		t.Errorf("GetSnapshot of an unknown page: error = %v, want chat.ErrNotFound", err)
-	}
-	if small, err := h.Chat.CaptureDOM(ctx, tenant, sess.ID, "<p>Hi</p>"); err != nil || small.Snapshot != nil || small.SnapshotID != "" || small.Summary != "Hi" {
-		t.Errorf("CaptureDOM(a small page) = %+v, %v; want its summary only", small, err)
 	}
 }
 

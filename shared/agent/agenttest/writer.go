@@ -63,37 +63,13 @@ type taskStep struct {
 
 // prepare checks a step's writes against the store, as tasksdb's conditions do. The caller holds s.mu.
 func (s *Tasks) prepare(c commit.Step) (taskStep, error) {
-	task, step := c.Task, c.Step
-	if step.Index != task.StepCount {
-		return taskStep{}, fmt.Errorf("step index %d does not follow step count %d", step.Index, task.StepCount)
+	if c.Step.Index != c.Task.StepCount {
+		return taskStep{}, fmt.Errorf("step index %d does not follow step count %d", c.Step.Index, c.Task.StepCount)
 	}
-	now := s.now()
-	k := taskKey(task.TenantID, task.ID)
-	cur, exists := s.headers[k]
-	_, stepExists := s.steps[k][step.Index]
-	w := taskStep{key: k, tenant: task.TenantID}
-	if isNew := c.IsNew; isNew && exists || !isNew && (!exists || !s.unchanged(cur, task)) || stepExists {
-		w.conflict = tasks.ErrConflict
-	}
-
-	expires := now.Add(s.Retention.For(c.Status)).Unix()
-	next, err := detach(task)
-	if err != nil {
+	w := taskStep{key: taskKey(c.Task.TenantID, c.Task.ID), tenant: c.Task.TenantID}
+	if err := s.nextTask(&w, c); err != nil {
 		return taskStep{}, err
 	}
-	next.Status, next.StepCount, next.UpdatedAt = c.Status, task.StepCount+1, now
-	if next.CreatedAt.IsZero() {
-		next.CreatedAt = now
-	}
-	next.CreatedAt = next.CreatedAt.UTC()
-	w.header = header{task: next, expires: expires}
-	if step, err = detach(step); err != nil {
-		return taskStep{}, err
-	}
-	// The table keeps durations in milliseconds and stamps the step with its write.
-	step.LLMLatency, step.Duration, step.CreatedAt = step.LLMLatency.Truncate(time.Millisecond), step.Duration.Truncate(time.Millisecond), now
-	w.step = stored[tasks.Step]{value: step, expires: expires}
-
 	for _, d := range c.Debug {
 		rec, err := s.debugRecord(d)
 		if err != nil {
@@ -101,6 +77,55 @@ func (s *Tasks) prepare(c commit.Step) (taskStep, error) {
 		}
 		w.debug = append(w.debug, rec)
 	}
+	if err := s.records(&w, c); err != nil {
+		return taskStep{}, err
+	}
+	if r := c.Idempotency; r != nil {
+		w.idemKey = idemKey(c.Task.TenantID, r.Key)
+		// An expired record may be replaced, and so may the pending claim of this request.
+		if old, ok := s.idem[w.idemKey]; ok && s.live(old.expires) && !(old.rec.Pending && old.rec.RequestHash == r.RequestHash) {
+			w.race = tasks.ErrIdempotencyRace
+		}
+		w.idem = &idemRecord{
+			rec:     tasks.IdempotencyRecord{Key: r.Key, RequestHash: r.RequestHash, StatusCode: r.StatusCode, Body: slices.Clone(r.Body), CreatedAt: s.now()},
+			expires: s.now().Add(s.Retention.Idempotency).Unix(),
+		}
+	}
+	return w, nil
+}
+
+// nextTask is the task header and step after the commit, and whether the task changed since it
+// was read (or exists already when new), or the step was written already.
+func (s *Tasks) nextTask(w *taskStep, c commit.Step) error {
+	cur, exists := s.headers[w.key]
+	_, stepExists := s.steps[w.key][c.Step.Index]
+	if c.IsNew && exists || !c.IsNew && (!exists || !s.unchanged(cur, c.Task)) || stepExists {
+		w.conflict = tasks.ErrConflict
+	}
+	now := s.now()
+	expires := now.Add(s.Retention.For(c.Status)).Unix()
+	next, err := detach(c.Task)
+	if err != nil {
+		return err
+	}
+	next.Status, next.StepCount, next.UpdatedAt = c.Status, c.Task.StepCount+1, now
+	if next.CreatedAt.IsZero() {
+		next.CreatedAt = now
+	}
+	next.CreatedAt = next.CreatedAt.UTC()
+	w.header = header{task: next, expires: expires}
+	step, err := detach(c.Step)
+	if err != nil {
+		return err
+	}
+	// The table keeps durations in milliseconds and stamps the step with its write.
+	step.LLMLatency, step.Duration, step.CreatedAt = step.LLMLatency.Truncate(time.Millisecond), step.Duration.Truncate(time.Millisecond), now
+	w.step = stored[tasks.Step]{value: step, expires: expires}
+	return nil
+}
+
+// records are the step's verification and correction records as stored.
+func (s *Tasks) records(w *taskStep, c commit.Step) error {
 	if v := c.Verification; v != nil {
 		rec, err := detach(*v)
 		if err == nil {
@@ -109,7 +134,7 @@ func (s *Tasks) prepare(c commit.Step) (taskStep, error) {
 			w.verification.expires, err = s.recordExpiry("verification", rec.TaskID, rec.StepIndex)
 		}
 		if err != nil {
-			return taskStep{}, err
+			return err
 		}
 	}
 	if cr := c.Correction; cr != nil {
@@ -120,21 +145,10 @@ func (s *Tasks) prepare(c commit.Step) (taskStep, error) {
 			w.correction.expires, err = s.recordExpiry("correction", rec.TaskID, rec.StepIndex)
 		}
 		if err != nil {
-			return taskStep{}, err
+			return err
 		}
 	}
-	if r := c.Idempotency; r != nil {
-		w.idemKey = idemKey(task.TenantID, r.Key)
-		// An expired record may be replaced, and so may the pending claim of this request.
-		if old, ok := s.idem[w.idemKey]; ok && s.live(old.expires) && !(old.rec.Pending && old.rec.RequestHash == r.RequestHash) {
-			w.race = tasks.ErrIdempotencyRace
-		}
-		w.idem = &idemRecord{
-			rec:     tasks.IdempotencyRecord{Key: r.Key, RequestHash: r.RequestHash, StatusCode: r.StatusCode, Body: slices.Clone(r.Body), CreatedAt: now},
-			expires: now.Add(s.Retention.Idempotency).Unix(),
-		}
-	}
-	return w, nil
+	return nil
 }
 
 // madeAt is a record's creation time: now when the caller did not say.
