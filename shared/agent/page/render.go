@@ -77,48 +77,25 @@ func Render(p *pagemodel.Page, o Options) Rendered {
 		prev = pagemodel.ReadDigest(o.PreviousDigest)
 	}
 	ch := compare(p, prev)
-
-	var head []string
-	if p.Title() != "" {
-		head = append(head, "Title: "+escapeRefs(p.Title()))
-	}
-	if prev != nil {
-		head = append(head, ch.legend(o.URLChanged))
-	}
+	head := heading(p.Title(), prev != nil, ch, o.URLChanged)
 	marks := ch.marks
 	r := Rendered{ElementsTotal: len(p.Elements()), NewElements: ch.added}
 	if ch.allNew {
 		marks, r.NewElements = nil, 0
 	}
-
 	if len(lay.lines) == 0 {
-		head = append(head, emptyPage)
-		r.Text = strings.Join(head, "\n")
-		r.Tokens = tokens.Estimate(r.Text)
-		for r.Tokens > budget && len(head) > 0 {
-			head = head[:len(head)-1]
-			r.Text = strings.Join(head, "\n")
-			r.Tokens = tokens.Estimate(r.Text)
-		}
-		return r
+		return renderEmpty(r, append(head, emptyPage), budget)
 	}
-
 	s := newSelection(lay, marks)
-	headCost := 0
-	for _, h := range head {
-		headCost += tokens.LineMilli(h)
-	}
-	// Lines are priced with their newline; the last one has none, which never costs more.
-	// Rounding the total to the nearest token lets it reach budget+0.499.
-	capacity := budget*1000 + 499
-	if headCost+s.total <= capacity {
-		s.keepAll()
-	} else {
-		s.room = capacity - headCost - noteCost(len(p.Elements()), s.totalChars, len(lay.lines))
-		s.choose(lay, o.Query)
-	}
+	s.fit(lay, head, budget, o.Query, len(p.Elements()))
+	return s.write(r, head, budget, len(p.Elements()))
+}
+
+// write completes r with the head and the kept lines, dropping the last ones while the text
+// exceeds the budget.
+func (s *selection) write(r Rendered, head []string, budget, elements int) Rendered {
 	for {
-		r.Text, r.ElementsShown, r.TextOmittedChars, r.Truncated = s.assemble(head, len(p.Elements()))
+		r.Text, r.ElementsShown, r.TextOmittedChars, r.Truncated = s.assemble(head, elements)
 		r.Tokens = tokens.Estimate(r.Text)
 		if r.Tokens <= budget {
 			return r
@@ -133,6 +110,50 @@ func Render(p *pagemodel.Page, o Options) Rendered {
 			head = head[:len(head)-1]
 		}
 	}
+}
+
+// heading is what comes before the lines: the title, and the legend of the marks when there is
+// a previous page.
+func heading(title string, hasPrev bool, ch changes, urlChanged bool) []string {
+	var head []string
+	if title != "" {
+		head = append(head, "Title: "+escapeRefs(title))
+	}
+	if hasPrev {
+		head = append(head, ch.legend(urlChanged))
+	}
+	return head
+}
+
+// renderEmpty is r for a page without lines: the head alone, its last lines dropped until it
+// fits the budget.
+func renderEmpty(r Rendered, head []string, budget int) Rendered {
+	r.Text = strings.Join(head, "\n")
+	r.Tokens = tokens.Estimate(r.Text)
+	for r.Tokens > budget && len(head) > 0 {
+		head = head[:len(head)-1]
+		r.Text = strings.Join(head, "\n")
+		r.Tokens = tokens.Estimate(r.Text)
+	}
+	return r
+}
+
+// fit keeps every line when the page fits the budget after the head, and otherwise chooses
+// those to keep in the room the head and the omission note leave.
+func (s *selection) fit(lay *layout, head []string, budget int, query string, elements int) {
+	headCost := 0
+	for _, h := range head {
+		headCost += tokens.LineMilli(h)
+	}
+	// Lines are priced with their newline; the last one has none, which never costs more.
+	// Rounding the total to the nearest token lets it reach budget+0.499.
+	capacity := budget*1000 + 499
+	if headCost+s.total <= capacity {
+		s.keepAll()
+		return
+	}
+	s.room = capacity - headCost - noteCost(elements, s.totalChars, len(lay.lines))
+	s.choose(lay, query)
 }
 
 // selection is the budgeter's state: which lines are kept and what they cost.
@@ -270,19 +291,7 @@ func (s *selection) choose(lay *layout, query string) {
 	var idx []int
 	// Open dialogs and banners cover the page: they come first, whole when they fit.
 	for o := range lay.overlays {
-		idx = idx[:0]
-		for i, l := range s.lines {
-			if int(l.overlay) == o {
-				idx = withHeaders(lay, i, idx)
-			}
-		}
-		if !s.try(idx) {
-			for i, l := range s.lines {
-				if int(l.overlay) == o {
-					s.try(withHeaders(lay, i, idx[:0]))
-				}
-			}
-		}
+		idx = s.keepOverlay(lay, o, idx)
 	}
 	// The top of the page, up to a quarter of the room.
 	for i := range s.lines {
@@ -334,6 +343,26 @@ func (s *selection) neighbourhood(lay *layout, i int, limit int) []int {
 	return idx
 }
 
+// keepOverlay keeps the lines of overlay o, whole when they fit and else line by line; idx is
+// scratch space, returned for reuse.
+func (s *selection) keepOverlay(lay *layout, o int, idx []int) []int {
+	idx = idx[:0]
+	for i, l := range s.lines {
+		if int(l.overlay) == o {
+			idx = withHeaders(lay, i, idx)
+		}
+	}
+	if s.try(idx) {
+		return idx
+	}
+	for i, l := range s.lines {
+		if int(l.overlay) == o {
+			s.try(withHeaders(lay, i, idx[:0]))
+		}
+	}
+	return idx
+}
+
 // related returns the lines that share words with the query, best first: a word counts
 // more the fewer lines have it.
 func (s *selection) related(query string) []int {
@@ -341,21 +370,7 @@ func (s *selection) related(query string) []int {
 	if q.empty() {
 		return nil
 	}
-	masks := make([]uint64, len(s.lines))
-	var df [maxTerms]int
-	for i, l := range s.lines {
-		m := q.match(l.text)
-		masks[i] = m
-		for b := m; b != 0; b &= b - 1 {
-			df[bits.TrailingZeros64(b)]++
-		}
-	}
-	var weight [maxTerms]float64
-	for t, d := range df {
-		if d > 0 {
-			weight[t] = math.Log2(1 + float64(len(s.lines))/float64(d))
-		}
-	}
+	masks, weight := s.termWeights(q)
 	type scored struct {
 		i     int
 		score float64
@@ -390,31 +405,31 @@ func (s *selection) dropLast() bool {
 	return false
 }
 
+// termWeights is which of the query's terms each line has (a bit per term), and each term's
+// weight: the fewer lines have it, the more it weighs.
+func (s *selection) termWeights(q query) ([]uint64, [maxTerms]float64) {
+	masks := make([]uint64, len(s.lines))
+	var df [maxTerms]int
+	for i, l := range s.lines {
+		m := q.match(l.text)
+		masks[i] = m
+		for b := m; b != 0; b &= b - 1 {
+			df[bits.TrailingZeros64(b)]++
+		}
+	}
+	var weight [maxTerms]float64
+	for t, d := range df {
+		if d > 0 {
+			weight[t] = math.Log2(1 + float64(len(s.lines))/float64(d))
+		}
+	}
+	return masks, weight
+}
+
 // assemble writes the head, the note when something was cut, and the kept lines with a
 // marker line for each run of left-out ones.
 func (s *selection) assemble(head []string, elements int) (text string, shown, omittedChars int, truncated bool) {
-	var body strings.Builder
-	shownChars, dropped := 0, 0
-	for i := 0; i < len(s.lines); i++ {
-		if s.keep[i] {
-			shown += len(s.lines[i].elems) / 2
-			shownChars += int(s.lines[i].chars)
-			body.WriteString(s.texts[i])
-			body.WriteByte('\n')
-			continue
-		}
-		j := i
-		for j < len(s.lines) && !s.keep[j] {
-			j++
-		}
-		dropped += j - i
-		for range min(s.lines[i].indent, maxIndent) {
-			body.WriteString("  ")
-		}
-		body.WriteString(omitted(j - i))
-		body.WriteByte('\n')
-		i = j - 1
-	}
+	body, shown, shownChars, dropped := s.body()
 	omittedChars = s.totalChars - shownChars
 	truncated = dropped > 0
 	var b strings.Builder
@@ -430,8 +445,35 @@ func (s *selection) assemble(head []string, elements int) (text string, shown, o
 		// Nothing of the page fits: the note says so, marker lines would not.
 		return strings.TrimSuffix(b.String(), "\n"), 0, omittedChars, true
 	}
-	b.WriteString(body.String())
+	b.WriteString(body)
 	return strings.TrimSuffix(b.String(), "\n"), shown, omittedChars, truncated
+}
+
+// body writes the kept lines, each run of left-out ones as a marker line; it counts the elements
+// and the runes of text shown, and the lines left out.
+func (s *selection) body() (body string, shown, shownChars, dropped int) {
+	var b strings.Builder
+	for i := 0; i < len(s.lines); i++ {
+		if s.keep[i] {
+			shown += len(s.lines[i].elems) / 2
+			shownChars += int(s.lines[i].chars)
+			b.WriteString(s.texts[i])
+			b.WriteByte('\n')
+			continue
+		}
+		j := i
+		for j < len(s.lines) && !s.keep[j] {
+			j++
+		}
+		dropped += j - i
+		for range min(s.lines[i].indent, maxIndent) {
+			b.WriteString("  ")
+		}
+		b.WriteString(omitted(j - i))
+		b.WriteByte('\n')
+		i = j - 1
+	}
+	return b.String(), shown, shownChars, dropped
 }
 
 // omissionNote says what was cut, e.g. "[412 of 1,203 elements and 80% of the text
@@ -483,21 +525,10 @@ func thousands(n int) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// formatElement writes an element as `[12] input type="email" placeholder="Email"`,
-// leaving out what repeats its text or another attribute, and its text when withText is
-// false (an element holding other elements, whose text is on the lines below it). A
-// textarea's text is its value.
-func formatElement(e pagemodel.Element, withText bool) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	b.WriteString(strconv.Itoa(e.ID))
-	b.WriteString("] ")
-	b.WriteString(e.Tag)
+// writeAttrs writes the element's attributes, leaving out a button's type="button", and a
+// label, title, alt or placeholder that repeats its text (or its aria-label).
+func writeAttrs(b *strings.Builder, e pagemodel.Element, text string) {
 	label, _ := e.Attr("aria-label")
-	text := e.Text
-	if e.Tag == "select" {
-		text = ""
-	}
 	for _, a := range e.Attrs {
 		v := a.Value
 		if a.Boolean() {
@@ -527,8 +558,25 @@ func formatElement(e pagemodel.Element, withText bool) string {
 		b.WriteByte(' ')
 		b.WriteString(a.Name)
 		b.WriteByte('=')
-		writeQuoted(&b, v)
+		writeQuoted(b, v)
 	}
+}
+
+// formatElement writes an element as `[12] input type="email" placeholder="Email"`,
+// leaving out what repeats its text or another attribute, and its text when withText is
+// false (an element holding other elements, whose text is on the lines below it). A
+// textarea's text is its value.
+func formatElement(e pagemodel.Element, withText bool) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	b.WriteString(strconv.Itoa(e.ID))
+	b.WriteString("] ")
+	b.WriteString(e.Tag)
+	text := e.Text
+	if e.Tag == "select" {
+		text = ""
+	}
+	writeAttrs(&b, e, text)
 	switch {
 	case e.Tag == "textarea" && text != "":
 		b.WriteString(" value=")
