@@ -1,6 +1,7 @@
 package page
 
 import (
+	"maps"
 	"regexp"
 	"unicode/utf8"
 
@@ -42,40 +43,59 @@ func ErrorSignals(p *pagemodel.Page, prevDigest []byte) []ErrorSignal {
 	if prev == nil {
 		prev = &pagemodel.Identity{}
 	}
-	var out []ErrorSignal
-	add := func(kind, text string) bool {
-		if len(out) < maxSignals {
-			out = append(out, ErrorSignal{Kind: kind, Text: text})
-		}
-		return len(out) < maxSignals
-	}
 	oldText := map[uint64]int{}
 	for _, t := range prev.Texts {
 		oldText[t]++
 	}
-	isOld := func(t string) bool { return oldText[pagemodel.HashText(t)] > 0 }
+	s := &signals{said: map[string]bool{}}
+	if s.alerts(p, oldText) && s.invalidFields(p, prev) {
+		s.errorLines(p, oldText)
+	}
+	return s.out
+}
 
-	said := map[string]bool{}
+// signals are the errors found so far, and the texts already said.
+type signals struct {
+	out  []ErrorSignal
+	said map[string]bool
+}
+
+// add adds a signal unless there are maxSignals already, and says whether there is room for more.
+func (s *signals) add(kind, text string) bool {
+	if len(s.out) < maxSignals {
+		s.out = append(s.out, ErrorSignal{Kind: kind, Text: text})
+	}
+	return len(s.out) < maxSignals
+}
+
+// alerts adds the alerts whose text reads as an error and was not on the previous page (as
+// counted by oldText); false when no room is left.
+func (s *signals) alerts(p *pagemodel.Page, oldText map[uint64]int) bool {
 	for i := range p.Nodes() {
 		m := p.Meta(int32(i))
 		if m == nil || m.Role != "alert" && m.Role != "alertdialog" {
 			continue
 		}
 		t := pagemodel.Collapse(p.NodeText(int32(i), maxSignalText), maxSignalText)
-		if t == "" || said[t] || isOld(t) || !errorWords.MatchString(t) {
+		if t == "" || s.said[t] || oldText[pagemodel.HashText(t)] > 0 || !errorWords.MatchString(t) {
 			continue
 		}
-		said[t] = true
-		if !add("alert", t) {
-			return out
+		s.said[t] = true
+		if !s.add("alert", t) {
+			return false
 		}
 	}
+	return true
+}
 
+// invalidFields adds the fields marked aria-invalid that were not so on the previous page;
+// false when no room is left.
+func (s *signals) invalidFields(p *pagemodel.Page, prev *pagemodel.Identity) bool {
 	lay, cur := layoutOf(p), p.Identity()
 	before := map[[2]uint64]int{}
-	for j, s := range prev.Signatures {
+	for j, sig := range prev.Signatures {
 		if j < len(prev.States) {
-			before[[2]uint64{s, prev.States[j]}]++
+			before[[2]uint64{sig, prev.States[j]}]++
 		}
 	}
 	for i, e := range p.Elements() {
@@ -83,30 +103,32 @@ func ErrorSignals(p *pagemodel.Page, prevDigest []byte) []ErrorSignal {
 		if !ok || v == "false" || before[[2]uint64{cur.Signatures[i], cur.States[i]}] > 0 {
 			continue
 		}
-		if !add("invalid field", pagemodel.Collapse(fieldName(e, lay.labels[i]), maxSignalText)) {
-			return out
+		if !s.add("invalid field", pagemodel.Collapse(fieldName(e, lay.labels[i]), maxSignalText)) {
+			return false
 		}
 	}
+	return true
+}
 
-	seen := map[uint64]int{}
-	for k, v := range oldText {
-		seen[k] = v
-	}
+// errorLines adds the short lines of text that read as an error and are new: beyond as many of
+// the same line as the previous page had.
+func (s *signals) errorLines(p *pagemodel.Page, oldText map[uint64]int) {
+	cur := p.Identity()
+	seen := maps.Clone(oldText)
 	for i, t := range p.Texts() {
 		if h := cur.Texts[i]; seen[h] > 0 {
 			seen[h]--
 			continue
 		}
 		c := pagemodel.Collapse(t, maxSignalText)
-		if utf8.RuneCountInString(t) > maxErrorLine || said[c] || !errorWords.MatchString(t) {
+		if utf8.RuneCountInString(t) > maxErrorLine || s.said[c] || !errorWords.MatchString(t) {
 			continue
 		}
-		said[c] = true
-		if !add("text", c) {
-			return out
+		s.said[c] = true
+		if !s.add("text", c) {
+			return
 		}
 	}
-	return out
 }
 
 // fieldName is what names a field for a message: its text, label attributes or <label>.
