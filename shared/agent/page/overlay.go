@@ -233,10 +233,10 @@ func byteWords(words []string) [][]byte {
 // findOverlays marks the open dialogs and the cookie banners of the page (the outermost
 // of nested ones) and the nodes that hold them.
 func (b *builder) findOverlays() {
-	nodes := b.p.Nodes()
 	for i := range b.ov {
 		b.ov[i] = -1
 	}
+	nodes := b.p.Nodes()
 	end := make([]int32, len(nodes)) // a subtree is the nodes [i, end[i])
 	for i := len(nodes) - 1; i >= 0; i-- {
 		end[i] = int32(i + 1)
@@ -252,9 +252,28 @@ func (b *builder) findOverlays() {
 		}
 		i++
 	}
-	// Text about cookies or privacy: searched in all the page's text at once (the text
-	// nodes lie in order in tbuf), then in the elements' own text ("Accept cookies").
-	mentions := make(map[int32]bool) // node → a strong (cookie, consent) word
+	mentions := b.cookieMentions()
+	found := make([]int32, 0, len(mentions))
+	for n := range mentions {
+		found = append(found, n)
+	}
+	slices.Sort(found)
+	for _, n := range found {
+		if a := b.consentBanner(n, mentions[n]); a >= 0 {
+			b.markCookie(a, end)
+		}
+	}
+	for _, o := range b.lay.overlays {
+		b.keepLines(o.node)
+	}
+}
+
+// cookieMentions are the nodes whose text is about cookies or privacy, each with whether it
+// has a strong (cookie, consent) word: searched in all the page's text at once (the text nodes
+// lie in order in it), then in the elements' own text ("Accept cookies").
+func (b *builder) cookieMentions() map[int32]bool {
+	nodes := b.p.Nodes()
+	mentions := make(map[int32]bool)
 	lower := appendLower(make([]byte, 0, len(b.p.Text())), b.p.Text())
 	textNodes := make([]int32, 0, len(nodes)/2)
 	for i := range nodes {
@@ -287,19 +306,7 @@ func (b *builder) findOverlays() {
 			mentions[n] = mentions[n] || strong
 		}
 	}
-	found := make([]int32, 0, len(mentions))
-	for n := range mentions {
-		found = append(found, n)
-	}
-	slices.Sort(found)
-	for _, n := range found {
-		if a := b.consentBanner(n, mentions[n]); a >= 0 {
-			b.markCookie(a, end)
-		}
-	}
-	for _, o := range b.lay.overlays {
-		b.keepLines(o.node)
-	}
+	return mentions
 }
 
 func (b *builder) dialogKind(n int32) (OverlayKind, bool, bool) {
