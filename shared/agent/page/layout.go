@@ -114,6 +114,25 @@ func (b *builder) isContainerElem(i int) bool {
 // measure computes, bottom up, which nodes are blocks and hold elements, then each
 // element's rendering and each node's flattened size.
 func (b *builder) measure() {
+	b.spanElements()
+	b.markBlocks()
+	for i := range b.p.Elements() {
+		b.base[i] = b.formatBase(i)
+	}
+	b.sizeNodes()
+	// Tables and lists of cards keep a line per row or card, and so does whatever holds
+	// them.
+	nodes := b.p.Nodes()
+	for i := range nodes {
+		n := int32(i)
+		if nodes[i].Tag != "" && (neverOneLine[nodes[i].Tag] || b.containerKind(n) == "table" || b.hasBigItems(n)) {
+			b.keepLines(n)
+		}
+	}
+}
+
+// spanElements computes the elements each node's subtree holds, and which nodes hold any.
+func (b *builder) spanElements() {
 	nodes := b.p.Nodes()
 	for i := range nodes {
 		b.lo[i], b.hi[i] = int32(len(b.p.Elements())), 0
@@ -130,8 +149,13 @@ func (b *builder) measure() {
 			}
 		}
 	}
-	// A block tag starts a line, and so does anything holding one, except an element
-	// without elements inside, which renders as one piece whatever it holds.
+}
+
+// markBlocks marks the nodes that start a line: a block tag starts one, and so does anything
+// holding one, except an element without elements inside, which renders as one piece whatever
+// it holds.
+func (b *builder) markBlocks() {
+	nodes := b.p.Nodes()
 	for i := len(nodes) - 1; i >= 0; i-- {
 		nd := &nodes[i]
 		if pagemodel.IsBlock(nd.Tag) || blockRoles[b.p.Role(int32(i))] || nd.Tag == "td" || nd.Tag == "th" {
@@ -142,9 +166,11 @@ func (b *builder) measure() {
 			b.block[par] = true
 		}
 	}
-	for i := range b.p.Elements() {
-		b.base[i] = b.formatBase(i)
-	}
+}
+
+// sizeNodes computes each node's flattened size from its text and its elements' renderings.
+func (b *builder) sizeNodes() {
+	nodes := b.p.Nodes()
 	for i := len(nodes) - 1; i >= 0; i-- {
 		nd := &nodes[i]
 		switch {
@@ -159,14 +185,6 @@ func (b *builder) measure() {
 			b.size[nd.Parent] = min(b.size[nd.Parent]+b.size[i], 1<<30)
 		}
 	}
-	// Tables and lists of cards keep a line per row or card, and so does whatever holds
-	// them.
-	for i := range nodes {
-		n := int32(i)
-		if nodes[i].Tag != "" && (neverOneLine[nodes[i].Tag] || b.containerKind(n) == "table" || b.hasBigItems(n)) {
-			b.keepLines(n)
-		}
-	}
 }
 
 // formatBase renders element i without marks or label: a select with its options (the
@@ -177,48 +195,7 @@ func (b *builder) formatBase(i int) string {
 	if e.Tag != "select" {
 		return s
 	}
-	var out strings.Builder
-	out.WriteString(s)
-	nodes := b.p.Nodes()
-	type option struct {
-		text     string
-		elem     int32
-		selected bool
-	}
-	var opts []option
-	anySelected := false
-	var walk func(int32)
-	walk = func(c int32) {
-		for ; c >= 0; c = nodes[c].Next {
-			nd := &nodes[c]
-			if nd.Tag != "option" {
-				if nd.Tag != "" {
-					walk(nd.First)
-				}
-				continue
-			}
-			o := option{elem: nd.Elem}
-			if nd.Elem >= 0 {
-				oe := b.p.Elements()[nd.Elem]
-				o.text = oe.Text
-				_, o.selected = oe.Attr("selected")
-				if o.text == "" {
-					o.text, _ = oe.Attr("value")
-				}
-			} else {
-				o.text = b.p.NodeText(c, pagemodel.MaxAttrValue)
-				if m := b.p.Meta(c); m != nil {
-					o.selected = m.Selected
-					if o.text == "" {
-						o.text = m.Value
-					}
-				}
-			}
-			anySelected = anySelected || o.selected
-			opts = append(opts, o)
-		}
-	}
-	walk(nodes[b.p.ElementNode(i)].First)
+	opts, anySelected := b.selectOptions(b.p.Nodes()[b.p.ElementNode(i)].First)
 	if len(opts) == 0 {
 		return s
 	}
@@ -226,6 +203,58 @@ func (b *builder) formatBase(i int) string {
 	if !anySelected && !multiple {
 		opts[0].selected = true // what a browser shows
 	}
+	var out strings.Builder
+	out.WriteString(s)
+	b.writeOptions(&out, i, opts)
+	return out.String()
+}
+
+// selectOption is an option of a select: its text, its element (-1 for none) and whether it is
+// selected.
+type selectOption struct {
+	text     string
+	elem     int32
+	selected bool
+}
+
+// selectOptions are the options among the nodes from c on and their descendants, in order.
+func (b *builder) selectOptions(c int32) (opts []selectOption, anySelected bool) {
+	nodes := b.p.Nodes()
+	for ; c >= 0; c = nodes[c].Next {
+		nd := &nodes[c]
+		if nd.Tag != "option" {
+			if nd.Tag != "" {
+				inner, sel := b.selectOptions(nd.First)
+				opts, anySelected = append(opts, inner...), anySelected || sel
+			}
+			continue
+		}
+		o := selectOption{elem: nd.Elem}
+		if nd.Elem >= 0 {
+			oe := b.p.Elements()[nd.Elem]
+			o.text = oe.Text
+			_, o.selected = oe.Attr("selected")
+			if o.text == "" {
+				o.text, _ = oe.Attr("value")
+			}
+		} else {
+			o.text = b.p.NodeText(c, pagemodel.MaxAttrValue)
+			if m := b.p.Meta(c); m != nil {
+				o.selected = m.Selected
+				if o.text == "" {
+					o.text = m.Value
+				}
+			}
+		}
+		anySelected = anySelected || o.selected
+		opts = append(opts, o)
+	}
+	return opts, anySelected
+}
+
+// writeOptions writes the options of select i, within maxOption runes (a selected one always),
+// each with its id when it has one, noting where (b.opts), and a count of those left out.
+func (b *builder) writeOptions(out *strings.Builder, i int, opts []selectOption) {
 	out.WriteString(" options:")
 	used, shown := 0, 0
 	for _, o := range opts {
@@ -252,7 +281,6 @@ func (b *builder) formatBase(i int) string {
 	if rest := len(opts) - shown; rest > 0 {
 		out.WriteString(", … (" + thousands(rest) + " more)")
 	}
-	return out.String()
 }
 
 var blockRoles = map[string]bool{
@@ -367,48 +395,10 @@ func isHeading(tag string) bool {
 
 // containerKind names what a container is, for its header line, or "" for an anonymous one.
 func (b *builder) containerKind(n int32) string {
-	tag, role := b.p.Nodes()[n].Tag, b.p.Role(n)
-	switch role {
-	case "form":
-		return "form"
-	case "search":
-		return "search"
-	case "list", "listbox", "feed":
-		return "list"
-	case "menu", "menubar":
-		return "menu"
-	case "tablist":
-		return "tabs"
-	case "table", "grid", "treegrid":
-		return "table"
-	case "navigation":
-		return "nav"
-	case "banner":
-		return "header"
-	case "contentinfo":
-		return "footer"
-	case "main":
-		return "main"
-	case "complementary":
-		return "aside"
-	case "region":
-		return "section"
-	case "article":
-		return "article"
-	case "alert":
-		return "alert"
-	case "status":
-		return "status"
-	case "toolbar":
-		return "toolbar"
-	case "tree":
-		return "tree"
-	case "tabpanel":
-		return "tab panel"
-	case "group":
-		return "group"
+	if kind, ok := roleKinds[b.p.Role(n)]; ok {
+		return kind
 	}
-	switch tag {
+	switch tag := b.p.Nodes()[n].Tag; tag {
 	case "form", "search", "table", "nav", "header", "footer", "main", "aside", "section", "article", "fieldset", "details":
 		return tag
 	case "ul", "ol", "dl":
@@ -420,6 +410,16 @@ func (b *builder) containerKind(n int32) string {
 		return "group"
 	}
 	return ""
+}
+
+// roleKinds name the containers by their ARIA role, which goes before their tag.
+var roleKinds = map[string]string{
+	"form": "form", "search": "search", "list": "list", "listbox": "list", "feed": "list",
+	"menu": "menu", "menubar": "menu", "tablist": "tabs", "table": "table", "grid": "table",
+	"treegrid": "table", "navigation": "nav", "banner": "header", "contentinfo": "footer",
+	"main": "main", "complementary": "aside", "region": "section", "article": "article",
+	"alert": "alert", "status": "status", "toolbar": "toolbar", "tree": "tree",
+	"tabpanel": "tab panel", "group": "group",
 }
 
 // containerLabel is the name shown in a container's header, and the heading node it takes
@@ -504,19 +504,7 @@ func (b *builder) blockNode(n int32, indent int) {
 	if nd.Tag == "br" || nd.Tag == "hr" {
 		return
 	}
-	kind, label, labelNode := "", "", int32(-1)
-	if o := b.ov[n]; o >= 0 {
-		ov := b.lay.overlays[o]
-		kind, labelNode = overlayHeader(ov), ov.labelNode
-	} else if kind = b.containerKind(n); kind != "" {
-		label, labelNode = b.containerLabel(n, kind)
-	}
-	if labelNode >= 0 && b.hasElem[labelNode] {
-		labelNode = -1
-	}
-	if labelNode >= 0 {
-		b.skip[labelNode] = true
-	}
+	kind, label := b.headerOf(n)
 	switch {
 	case nd.Elem >= 0:
 		head.addElem(nd.Elem, len(b.base[nd.Elem]))
@@ -535,11 +523,34 @@ func (b *builder) blockNode(n int32, indent int) {
 		b.flush(&head, indent)
 		return
 	}
+	b.layOut(&head, n, g, indent, kind)
+}
+
+// headerOf is what the header line of block node n names: the kind of overlay or container and
+// its label. The label's node, unless it holds elements, is not laid out again.
+func (b *builder) headerOf(n int32) (kind, label string) {
+	labelNode := int32(-1)
+	if o := b.ov[n]; o >= 0 {
+		ov := b.lay.overlays[o]
+		kind, labelNode = overlayHeader(ov), ov.labelNode
+	} else if kind = b.containerKind(n); kind != "" {
+		label, labelNode = b.containerLabel(n, kind)
+	}
+	if labelNode >= 0 && !b.hasElem[labelNode] {
+		b.skip[labelNode] = true
+	}
+	return kind, label
+}
+
+// layOut lays out block node n of group g that does not fit one line: its header line, if it
+// has one, then its children indented under it. A table's lines after the first are its rows
+// (the group's columns); an item's lines after its first are indented under it.
+func (b *builder) layOut(head *lineBuf, n, g int32, indent int, kind string) {
 	inner := indent
 	if !head.empty() {
 		head.addRaw(":")
 		b.lay.groups[g].header = int32(len(b.lay.lines))
-		b.flush(&head, indent)
+		b.flush(head, indent)
 		inner = indent + 1
 	}
 	first := len(b.lay.lines)
@@ -547,7 +558,7 @@ func (b *builder) blockNode(n int32, indent int) {
 	if kind == "table" && len(b.lay.lines)-first > 1 {
 		b.lay.groups[g].columns = int32(first)
 	}
-	if head.empty() && b.p.IsItem(n) {
+	if b.p.IsItem(n) {
 		for i := first + 1; i < len(b.lay.lines); i++ {
 			b.lay.lines[i].indent++
 		}
@@ -742,21 +753,7 @@ func (r *lineBuf) sep() {
 // finish renders the pieces: text escaped, elements in their base rendering plus, for a
 // field named only by a <label> that is not on this line, the label.
 func (r *lineBuf) finish(b *builder) line {
-	ctx := "" // the line's page text, for labels: built only when one is needed
-	labelled := false
-	for _, s := range r.segs {
-		labelled = labelled || s.elem >= 0 && b.lay.labels[s.elem] != ""
-	}
-	if labelled {
-		var plain strings.Builder
-		for _, s := range r.segs {
-			if s.elem < 0 && !s.raw && !s.sep {
-				plain.WriteString(s.text)
-				plain.WriteByte(' ')
-			}
-		}
-		ctx = plain.String()
-	}
+	ctx := r.labelContext(b)
 	var out strings.Builder
 	var l line
 	elems := len(b.elemArena)
@@ -773,29 +770,57 @@ func (r *lineBuf) finish(b *builder) line {
 			out.WriteByte(' ')
 		}
 		pendingSep = false
-		switch {
-		case s.elem >= 0:
-			at := int32(out.Len())
-			b.elemArena = append(b.elemArena, s.elem, at)
-			out.WriteString(b.base[s.elem])
-			for k := 0; k+1 < len(b.opts[s.elem]); k += 2 {
-				b.elemArena = append(b.elemArena, b.opts[s.elem][k], at+b.opts[s.elem][k+1])
-			}
-			if lb := b.lay.labels[s.elem]; lb != "" && !strings.Contains(ctx, lb) {
-				out.WriteString(" label=")
-				out.WriteString(quote(lb))
-			}
-		case s.raw:
-			out.WriteString(s.text)
-		default:
-			out.WriteString(escapeRefs(s.text))
-			l.chars += int32(utf8.RuneCountInString(s.text))
-		}
+		l.chars += b.writeSeg(&out, s, ctx)
 	}
 	l.text = out.String()
 	// The line's elements and offsets, as pairs in the shared arena.
 	l.elems = b.elemArena[elems:len(b.elemArena):len(b.elemArena)]
 	return l
+}
+
+// labelContext is the line's page text, against which a field's label is checked: built only
+// when a field on the line has a label.
+func (r *lineBuf) labelContext(b *builder) string {
+	labelled := false
+	for _, s := range r.segs {
+		labelled = labelled || s.elem >= 0 && b.lay.labels[s.elem] != ""
+	}
+	if !labelled {
+		return ""
+	}
+	var plain strings.Builder
+	for _, s := range r.segs {
+		if s.elem < 0 && !s.raw && !s.sep {
+			plain.WriteString(s.text)
+			plain.WriteByte(' ')
+		}
+	}
+	return plain.String()
+}
+
+// writeSeg writes one piece of a line: an element (noting it and its options' offsets in the
+// arena, with its label unless ctx has it), the builder's own text, or page text escaped. It
+// returns the runes of page text written.
+func (b *builder) writeSeg(out *strings.Builder, s seg, ctx string) int32 {
+	switch {
+	case s.elem >= 0:
+		at := int32(out.Len())
+		b.elemArena = append(b.elemArena, s.elem, at)
+		out.WriteString(b.base[s.elem])
+		for k := 0; k+1 < len(b.opts[s.elem]); k += 2 {
+			b.elemArena = append(b.elemArena, b.opts[s.elem][k], at+b.opts[s.elem][k+1])
+		}
+		if lb := b.lay.labels[s.elem]; lb != "" && !strings.Contains(ctx, lb) {
+			out.WriteString(" label=")
+			out.WriteString(quote(lb))
+		}
+		return 0
+	case s.raw:
+		out.WriteString(s.text)
+		return 0
+	}
+	out.WriteString(escapeRefs(s.text))
+	return int32(utf8.RuneCountInString(s.text))
 }
 
 // escapeRefs keeps page text from passing for an element: "[12]" in text is written
