@@ -331,33 +331,7 @@ func (p *parser) openElement(ti *tagInfo, selfClosing bool) {
 	default:
 		p.space()
 	}
-	owner := p.owner()
-	id, isElement := -1, false
-	for _, a := range p.attrs {
-		if a.name == "id" {
-			id, isElement = parseID(a.value)
-			break
-		}
-	}
-	parent := p.parentNode()
-	nd := parent
-	if isElement {
-		p.flushRun()
-		owner = p.addElement(id, name)
-		nd = p.addNode(name, parent, int32(owner))
-	} else {
-		if !ti.plain && name != "html" && name != "body" {
-			nd = p.addNode(name, parent, -1)
-		}
-		// The extension keeps an element without an id only for its label (a rating, an
-		// icon's meaning), so the label is page text.
-		for _, a := range p.attrs {
-			if a.name == "aria-label" || a.name == "alt" {
-				p.addTextIn(owner, nd, " "+a.value+" ", true)
-				p.lastText = -1 // kept apart, so that a header showing the label can drop it
-			}
-		}
-	}
+	owner, nd := p.addTag(ti)
 	if selfClosing || ti.void {
 		return
 	}
@@ -366,6 +340,39 @@ func (p *parser) openElement(ti *tagInfo, selfClosing bool) {
 	if name == "h1" && !p.headed {
 		p.capturing = true
 	}
+}
+
+// addTag adds the tag just read under the open one: an element when it has an id, else a node
+// (unless it only wraps text) whose label is page text. It returns the element that owns what
+// the tag holds, and its node.
+func (p *parser) addTag(ti *tagInfo) (owner int, nd int32) {
+	owner = p.owner()
+	id, isElement := -1, false
+	for _, a := range p.attrs {
+		if a.name == "id" {
+			id, isElement = parseID(a.value)
+			break
+		}
+	}
+	parent := p.parentNode()
+	if isElement {
+		p.flushRun()
+		owner = p.addElement(id, ti.name)
+		return owner, p.addNode(ti.name, parent, int32(owner))
+	}
+	nd = parent
+	if !ti.plain && ti.name != "html" && ti.name != "body" {
+		nd = p.addNode(ti.name, parent, -1)
+	}
+	// The extension keeps an element without an id only for its label (a rating, an
+	// icon's meaning), so the label is page text.
+	for _, a := range p.attrs {
+		if a.name == "aria-label" || a.name == "alt" {
+			p.addTextIn(owner, nd, " "+a.value+" ", true)
+			p.lastText = -1 // kept apart, so that a header showing the label can drop it
+		}
+	}
+	return owner, nd
 }
 
 // closeImplied closes what a start tag ends without an end tag of its own.
@@ -510,47 +517,62 @@ func (p *parser) nodeMeta() int32 {
 	var m NodeMeta
 	any := false
 	for _, a := range p.attrs {
-		switch a.name {
-		case "class", "id", "style":
-			v := strings.ToLower(a.value)
-			if a.name == "style" && (strings.Contains(v, "fixed") || strings.Contains(v, "sticky")) {
-				m.Fixed, any = true, true
-			}
-			if a.name != "style" && hasConsentHint(v) {
-				m.ConsentHint, any = true, true
-			}
-		}
+		any = m.hint(a.name, a.value) || any
 		if !nodeAttrs[a.name] {
 			continue
 		}
 		any = true
-		v := cleanAttr(a.value)
-		switch a.name {
-		case "role":
-			m.Role = strings.ToLower(v)
-		case "aria-label":
-			m.Label = v
-		case "aria-modal":
-			m.Modal = strings.EqualFold(v, "true")
-		case "open":
-			m.Open = true
-		case "for":
-			m.ForID = v
-		case "name", "title", "alt":
-			if m.Name == "" {
-				m.Name = v
-			}
-		case "selected":
-			m.Selected = true
-		case "value":
-			m.Value = v
-		}
+		m.set(a.name, cleanAttr(a.value))
 	}
 	if !any {
 		return -1
 	}
 	p.metas = append(p.metas, m)
 	return int32(len(p.metas) - 1)
+}
+
+// hint notes a class, id or style that marks a fixed or sticky container or one about consent,
+// and says whether it did.
+func (m *NodeMeta) hint(name, value string) bool {
+	switch name {
+	case "class", "id", "style":
+	default:
+		return false
+	}
+	v := strings.ToLower(value)
+	if name == "style" && (strings.Contains(v, "fixed") || strings.Contains(v, "sticky")) {
+		m.Fixed = true
+		return true
+	}
+	if name != "style" && hasConsentHint(v) {
+		m.ConsentHint = true
+		return true
+	}
+	return false
+}
+
+// set keeps the value v of attribute name, one of nodeAttrs.
+func (m *NodeMeta) set(name, v string) {
+	switch name {
+	case "role":
+		m.Role = strings.ToLower(v)
+	case "aria-label":
+		m.Label = v
+	case "aria-modal":
+		m.Modal = strings.EqualFold(v, "true")
+	case "open":
+		m.Open = true
+	case "for":
+		m.ForID = v
+	case "name", "title", "alt":
+		if m.Name == "" {
+			m.Name = v
+		}
+	case "selected":
+		m.Selected = true
+	case "value":
+		m.Value = v
+	}
 }
 
 // hasConsentHint reports a class or id (lower case) that names cookies or consent, as the

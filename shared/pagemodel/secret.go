@@ -77,27 +77,13 @@ func RedactDOM(dom string) string {
 	if len(values) == 0 {
 		return dom
 	}
-	type edit struct {
-		start, end int
-		with       string
-	}
-	var edits []edit
+	var edits []domEdit
 	for _, v := range values {
 		if !templated {
-			edits = append(edits, edit{v[0], v[1], Mask})
+			edits = append(edits, domEdit{v[0], v[1], Mask})
 			continue
 		}
-		// The pieces are in output order: find the first that ends after the value starts.
-		k := sort.Search(len(pieces), func(k int) bool { return pieces[k].outEnd > v[0] })
-		for ; k < len(pieces) && pieces[k].out < v[1]; k++ {
-			pc := pieces[k]
-			if pc.arg {
-				edits = append(edits, edit{pc.src, pc.srcEnd, `"` + Mask + `"`})
-				continue
-			}
-			from, to := max(v[0], pc.out), min(v[1], pc.outEnd)
-			edits = append(edits, edit{pc.src + from - pc.out, pc.src + to - pc.out, Mask})
-		}
+		edits = append(edits, templateEdits(v, pieces)...)
 	}
 	sort.Slice(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
 	var b strings.Builder
@@ -115,64 +101,35 @@ func RedactDOM(dom string) string {
 	return b.String()
 }
 
+// domEdit replaces dom[start:end] with with.
+type domEdit struct {
+	start, end int
+	with       string
+}
+
+// templateEdits mask where the expanded DOM's range v came from: a template argument whole
+// (as a JSON string), or the part of a template's text within v.
+func templateEdits(v [2]int, pieces []piece) []domEdit {
+	var edits []domEdit
+	// The pieces are in output order: find the first that ends after the value starts.
+	k := sort.Search(len(pieces), func(k int) bool { return pieces[k].outEnd > v[0] })
+	for ; k < len(pieces) && pieces[k].out < v[1]; k++ {
+		pc := pieces[k]
+		if pc.arg {
+			edits = append(edits, domEdit{pc.src, pc.srcEnd, `"` + Mask + `"`})
+			continue
+		}
+		from, to := max(v[0], pc.out), min(v[1], pc.outEnd)
+		edits = append(edits, domEdit{pc.src + from - pc.out, pc.src + to - pc.out, Mask})
+	}
+	return edits
+}
+
 // secretValues returns the byte ranges of s holding values of password-like fields
 // (trust.SecretFields over the page's fields in order): the value attribute of such an input,
 // the text of such a textarea.
 func secretValues(s string) [][2]int {
-	type field struct {
-		f     trust.Field
-		value [2]int // the value attribute's or the textarea text's range; [0,0] for none
-	}
-	var fields []field
-	textarea := -1 // the next text token is the content of fields[textarea]
-	eachToken(s, func(z *xhtml.Tokenizer, tt xhtml.TokenType, raw []byte, off int) bool {
-		if tt != xhtml.StartTagToken && tt != xhtml.SelfClosingTagToken {
-			if tt == xhtml.TextToken && textarea >= 0 {
-				lead := len(raw) - len(bytes.TrimLeft(raw, " \t\r\n\f"))
-				trail := len(raw) - len(bytes.TrimRight(raw, " \t\r\n\f"))
-				if lead < len(raw) {
-					fields[textarea].value = [2]int{off + lead, off + len(raw) - trail}
-				}
-			}
-			textarea = -1
-			return false
-		}
-		textarea = -1
-		attrs := map[string]string{}
-		value := [2]int{-1, -1}
-		var last []byte
-		sc, ti := scanTag(raw)
-		name := ti.name
-		for {
-			key, val, start, end, ok := sc.next()
-			if !ok {
-				break
-			}
-			last = val
-			k := strings.ToLower(string(key))
-			if k == "value" {
-				value = [2]int{start, end}
-				attrs[k] = unescape(string(val))
-			} else if slices.Contains(secretAttrs, k) {
-				attrs[k] = unescape(string(val))
-			}
-		}
-		selfClosing := tt == xhtml.SelfClosingTagToken || slashID(raw, last)
-		switch {
-		case name == "input":
-			fd := field{f: secretField(name, func(n string) string { return attrs[n] })}
-			if value[1] > value[0] {
-				fd.value = [2]int{off + value[0], off + value[1]}
-			}
-			fields = append(fields, fd)
-		case name == "textarea":
-			fields = append(fields, field{f: secretField(name, func(n string) string { return attrs[n] })})
-			if !selfClosing {
-				textarea = len(fields) - 1
-			}
-		}
-		return ti.raw && selfClosing
-	})
+	fields := formFields(s)
 	fs := make([]trust.Field, len(fields))
 	for i, fd := range fields {
 		fs[i] = fd.f
@@ -187,4 +144,71 @@ func secretValues(s string) [][2]int {
 		}
 	}
 	return out
+}
+
+// formField is an input or textarea of the page as trust.SecretFields judges it, with the range
+// of its value attribute or textarea text in the page ([0,0] for none).
+type formField struct {
+	f     trust.Field
+	value [2]int
+}
+
+// formFields lists the inputs and textareas of s in order.
+func formFields(s string) []formField {
+	var fields []formField
+	textarea := -1 // the next text token is the content of fields[textarea]
+	eachToken(s, func(z *xhtml.Tokenizer, tt xhtml.TokenType, raw []byte, off int) bool {
+		if tt != xhtml.StartTagToken && tt != xhtml.SelfClosingTagToken {
+			if tt == xhtml.TextToken && textarea >= 0 {
+				lead := len(raw) - len(bytes.TrimLeft(raw, " \t\r\n\f"))
+				trail := len(raw) - len(bytes.TrimRight(raw, " \t\r\n\f"))
+				if lead < len(raw) {
+					fields[textarea].value = [2]int{off + lead, off + len(raw) - trail}
+				}
+			}
+			textarea = -1
+			return false
+		}
+		textarea = -1
+		ti, attrs, value, selfClosing := readFieldTag(tt, raw)
+		switch {
+		case ti.name == "input":
+			fd := formField{f: secretField(ti.name, func(n string) string { return attrs[n] })}
+			if value[1] > value[0] {
+				fd.value = [2]int{off + value[0], off + value[1]}
+			}
+			fields = append(fields, fd)
+		case ti.name == "textarea":
+			fields = append(fields, formField{f: secretField(ti.name, func(n string) string { return attrs[n] })})
+			if !selfClosing {
+				textarea = len(fields) - 1
+			}
+		}
+		return ti.raw && selfClosing
+	})
+	return fields
+}
+
+// readFieldTag reads a start tag: the attributes that tell a secret field, unescaped, and the
+// range of its value attribute in raw ([-1,-1] for none).
+func readFieldTag(tt xhtml.TokenType, raw []byte) (ti *tagInfo, attrs map[string]string, value [2]int, selfClosing bool) {
+	attrs = map[string]string{}
+	value = [2]int{-1, -1}
+	var last []byte
+	sc, ti := scanTag(raw)
+	for {
+		key, val, start, end, ok := sc.next()
+		if !ok {
+			break
+		}
+		last = val
+		k := strings.ToLower(string(key))
+		if k == "value" {
+			value = [2]int{start, end}
+			attrs[k] = unescape(string(val))
+		} else if slices.Contains(secretAttrs, k) {
+			attrs[k] = unescape(string(val))
+		}
+	}
+	return ti, attrs, value, tt == xhtml.SelfClosingTagToken || slashID(raw, last)
 }

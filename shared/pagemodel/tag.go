@@ -36,57 +36,73 @@ func (t *tagScanner) next() (key, val []byte, start, end int, ok bool) {
 			t.i = n
 			return nil, nil, 0, 0, false
 		}
-		ks := i
-		for i < n {
-			c := raw[i]
-			if c == '=' && i == ks {
-				i++
-				continue
-			}
-			if c == '=' || c == '/' || c == '>' || isSpace(c) {
-				break
-			}
-			i++
-		}
-		ke := i
-		vs, ve := i, i
-		for i < n && isSpace(raw[i]) {
-			i++
-		}
-		if i < n {
-			switch raw[i] {
-			case '/':
-				i++
-			case '=':
-				i++
-				for i < n && isSpace(raw[i]) {
-					i++
-				}
-				switch {
-				case i >= n || raw[i] == '>':
-				case raw[i] == '"' || raw[i] == '\'':
-					q := raw[i]
-					vs = i + 1
-					ve = vs
-					for ve < n && raw[ve] != q {
-						ve++
-					}
-					i = min(ve+1, n)
-				default:
-					vs = i
-					for i < n && !isSpace(raw[i]) && raw[i] != '>' {
-						i++
-					}
-					ve = i
-				}
-			}
-		}
+		ks, ke := i, t.nameEnd(i)
+		vs, ve, i := t.value(ke)
 		t.i = i
 		if ke == ks || t.dup(ks, ke) {
 			continue
 		}
 		return lowerASCII(t.keyBuf[:0], raw[ks:ke]), raw[vs:ve], vs, ve, true
 	}
+}
+
+// nameEnd is where the attribute name that starts at ks ends: at "=", "/", ">" or a space,
+// except that an "=" it starts with is part of it.
+func (t *tagScanner) nameEnd(ks int) int {
+	raw, n := t.raw, len(t.raw)
+	i := ks
+	for i < n {
+		c := raw[i]
+		if c == '=' && i == ks {
+			i++
+			continue
+		}
+		if c == '=' || c == '/' || c == '>' || isSpace(c) {
+			break
+		}
+		i++
+	}
+	return i
+}
+
+// value reads what follows an attribute name that ends at i: "=" and a value, quoted or bare, or
+// nothing. It returns the value's offsets (empty, at i, for none) and where reading goes on.
+func (t *tagScanner) value(i int) (vs, ve, next int) {
+	raw, n := t.raw, len(t.raw)
+	vs, ve = i, i
+	for i < n && isSpace(raw[i]) {
+		i++
+	}
+	if i >= n {
+		return vs, ve, i
+	}
+	switch raw[i] {
+	case '/':
+		return vs, ve, i + 1
+	case '=':
+		i++
+		for i < n && isSpace(raw[i]) {
+			i++
+		}
+		switch {
+		case i >= n || raw[i] == '>':
+		case raw[i] == '"' || raw[i] == '\'':
+			q := raw[i]
+			vs = i + 1
+			ve = vs
+			for ve < n && raw[ve] != q {
+				ve++
+			}
+			i = min(ve+1, n)
+		default:
+			vs = i
+			for i < n && !isSpace(raw[i]) && raw[i] != '>' {
+				i++
+			}
+			ve = i
+		}
+	}
+	return vs, ve, i
 }
 
 // dup reports whether the attribute name raw[ks:ke] was read before, and remembers it.

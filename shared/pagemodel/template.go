@@ -48,40 +48,49 @@ func expand(s string, pieces *[]piece) (string, bool) {
 	}
 	base := len(s) - len(doc)
 	defs := templateDefs(doc[:sep])
-	pos, body := base+sep+2, doc[sep+2:] // body starts at s[pos]
-	var out strings.Builder
-	out.Grow(len(body))
-	copyPiece := func(n int) {
-		if pieces != nil && n > 0 {
-			*pieces = append(*pieces, piece{out: out.Len(), outEnd: out.Len() + n, src: pos, srcEnd: pos + n})
-		}
-		out.WriteString(body[:n])
-		body, pos = body[n:], pos+n
-	}
+	e := expansion{pieces: pieces, pos: base + sep + 2, body: doc[sep+2:]}
+	e.out.Grow(len(e.body))
 	budget := 8*len(s) + 1<<20 // bytes that call parsing may look at
 	expanded := false
 	for {
-		k := strings.Index(body, "{T")
+		k := strings.Index(e.body, "{T")
 		if k < 0 {
 			break
 		}
-		copyPiece(k)
-		n, args, size, ok := parseCall(body, &budget)
-		if !ok || n > len(defs) || out.Len() > maxExpanded {
-			copyPiece(1)
+		e.copy(k)
+		n, args, size, ok := parseCall(e.body, &budget)
+		if !ok || n > len(defs) || e.out.Len() > maxExpanded {
+			e.copy(1)
 			continue
 		}
 		d := defs[n-1]
-		f := filler{out: &out, pieces: pieces, defAt: base + d.at, callAt: pos}
+		f := filler{out: &e.out, pieces: pieces, defAt: base + d.at, callAt: e.pos}
 		f.fill(d.text, args)
 		expanded = true
-		body, pos = body[size:], pos+size
+		e.body, e.pos = e.body[size:], e.pos+size
 	}
-	copyPiece(len(body))
+	e.copy(len(e.body))
 	if !expanded {
 		return s, false
 	}
-	return out.String(), true
+	return e.out.String(), true
+}
+
+// expansion is expand's output so far and the rest of the body, which starts at s[pos].
+type expansion struct {
+	out    strings.Builder
+	pieces *[]piece
+	body   string
+	pos    int
+}
+
+// copy copies the body's next n bytes to the output unchanged.
+func (e *expansion) copy(n int) {
+	if e.pieces != nil && n > 0 {
+		*e.pieces = append(*e.pieces, piece{out: e.out.Len(), outEnd: e.out.Len() + n, src: e.pos, srcEnd: e.pos + n})
+	}
+	e.out.WriteString(e.body[:n])
+	e.body, e.pos = e.body[n:], e.pos+n
 }
 
 // tmplDef is a template's body and where it starts in the header.
@@ -133,25 +142,9 @@ func parseCall(s string, budget *int) (n int, args []callArg, size int, ok bool)
 		return closeCall(s, i+1, n, nil)
 	}
 	for i < len(s) {
-		var arg string
-		var end int
-		if s[i] == '"' {
-			end = closingQuote(s, i+1, budget)
-			if end < 0 {
-				return 0, nil, 0, false
-			}
-			if err := json.Unmarshal([]byte(s[i:end+1]), &arg); err != nil {
-				arg = s[i+1 : end]
-			}
-			end++
-		} else {
-			// Bare arguments are numbers: anything long is not a call.
-			k := strings.IndexAny(s[i:min(len(s), i+64)], ",)")
-			*budget -= 64
-			if k < 0 || *budget < 0 {
-				return 0, nil, 0, false
-			}
-			arg, end = strings.TrimSpace(s[i:i+k]), i+k
+		arg, end, ok := readArg(s, i, budget)
+		if !ok {
+			return 0, nil, 0, false
 		}
 		args = append(args, callArg{arg, i, end})
 		if end >= len(s) {
@@ -167,6 +160,28 @@ func parseCall(s string, budget *int) (n int, args []callArg, size int, ok bool)
 		}
 	}
 	return 0, nil, 0, false
+}
+
+// readArg reads the argument at s[i]: a JSON string (taken as written when it does not decode),
+// or a bare number. It returns the argument and where it ends.
+func readArg(s string, i int, budget *int) (arg string, end int, ok bool) {
+	if s[i] == '"' {
+		end = closingQuote(s, i+1, budget)
+		if end < 0 {
+			return "", 0, false
+		}
+		if err := json.Unmarshal([]byte(s[i:end+1]), &arg); err != nil {
+			arg = s[i+1 : end]
+		}
+		return arg, end + 1, true
+	}
+	// Bare arguments are numbers: anything long is not a call.
+	k := strings.IndexAny(s[i:min(len(s), i+64)], ",)")
+	*budget -= 64
+	if k < 0 || *budget < 0 {
+		return "", 0, false
+	}
+	return strings.TrimSpace(s[i : i+k]), i + k, true
 }
 
 func closeCall(s string, i, n int, args []callArg) (int, []callArg, int, bool) {
