@@ -26,7 +26,11 @@ func newHandler(svc answerer) http.Handler {
 			return err
 		}
 		httpapi.AddLogAttrs(r.Context(), slog.String("runId", req.RunID), slog.Bool("approved", req.Approved),
-			slog.String("action", resp.Action), slog.Int("step", resp.State.CurrentStep))
+			slog.String("action", resp.Action), slog.Int("step", resp.State.CurrentStep), slog.String("cache", resp.Metrics.Cache))
+		if resp.Metrics.Cache != "" {
+			// An approved call the action cache served: said in a header, as /step does.
+			w.Header().Set("X-Action-Cache", resp.Metrics.Cache)
+		}
 		httpapi.WriteJSON(w, http.StatusOK, resp)
 		return nil
 	})

@@ -265,6 +265,20 @@ func (t *Turn) dropReplayed(ctx context.Context, failed bool) {
 	}
 }
 
+// LastServed reports whether the last step of a task's trail came from the cache: an engine that
+// runs an approved action apart from the step that was held (the run API's answer) says so.
+func LastServed(trail []byte) bool {
+	var tr struct {
+		Steps []struct {
+			Served bool `json:"served"`
+		} `json:"steps"`
+	}
+	if json.Unmarshal(trail, &tr) != nil || len(tr.Steps) == 0 {
+		return false
+	}
+	return tr.Steps[len(tr.Steps)-1].Served
+}
+
 // Outcome is what the cache did for this step.
 func (t *Turn) Outcome() Outcome {
 	if t.outcome.Status == "" {

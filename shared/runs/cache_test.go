@@ -150,8 +150,8 @@ func TestTheGateHoldsAReplayInCarefulMode(t *testing.T) {
 				kinds = append(kinds, r.Action+"/"+r.Metrics.Cache)
 			}
 			// The held call's question comes from the gate; the approved call runs from Answer,
-			// which decides nothing.
-			want := []string{"execute_tool/hit", "ask_user/hit", "execute_tool/", "finish/hit"}
+			// which decides nothing and says the call is the cache's.
+			want := []string{"execute_tool/hit", "ask_user/hit", "execute_tool/hit", "finish/hit"}
 			if !equal(kinds, want) || f.llm.Calls() != 3 {
 				t.Errorf("careful repeat = %q after %d LLM calls, want %q after still 3", kinds, f.llm.Calls(), want)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/screenagent/backend/shared/actioncache"
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/trust"
 	"github.com/screenagent/backend/shared/trust/gate"
@@ -265,6 +266,10 @@ func (s *Service) Answer(ctx context.Context, req AnswerRequest) (StepResponse, 
 	entry := resumeEntry(run, &next, reply, answer)
 	next.Status, next.CurrentStep = StatusRunning, entry.StepNumber
 	resp := StepResponse{Action: ActionExecuteTool, Tool: toolView(entry.Tool), State: stateOf(next)}
+	if run.PendingTool != nil && actioncache.LastServed(run.CacheTrail) {
+		// The approved call is the one the cache served and the gate held.
+		resp.Metrics.Cache = actioncache.Hit
+	}
 	if run.Batch {
 		resp.Tools = toolViews(callsOf(entry))
 	}

@@ -62,8 +62,9 @@ func runStep(ctx context.Context, api *API, tab *browser.Tab, task Task, runID s
 			tr.stop(ctx, fmt.Errorf("answer: %w", err))
 			return runReport{}, true
 		}
-		// The answer's tool is the approved action, carried out on the same page.
-		st = Step{N: st.N, URL: st.URL}
+		// The answer's tool is the approved action, carried out on the same page; the server says
+		// when it is one its action cache served.
+		st = Step{N: st.N, URL: st.URL, Cached: resp.Cached}
 	}
 	switch resp.Action {
 	case "execute_tool":
