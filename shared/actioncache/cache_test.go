@@ -160,6 +160,7 @@ func equal(a, b []string) bool {
 }
 
 func TestEntriesServeTheirTenantUntilTheyExpire(t *testing.T) {
+	t.Parallel()
 	c, store, clk := newCache(t)
 	allMiss := []string{"miss", "miss", "miss"}
 	allHit := []string{"hit", "hit", "hit"}
@@ -183,6 +184,7 @@ func TestEntriesServeTheirTenantUntilTheyExpire(t *testing.T) {
 }
 
 func TestFailedReplaysAndFailedRunsAreNotKept(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		replay []visit
@@ -196,6 +198,7 @@ func TestFailedReplaysAndFailedRunsAreNotKept(t *testing.T) {
 			[]string{"hit", "miss"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, store, _ := newCache(t)
 			play(t, c, "ten-a", "t1", settingsRun)
 			got := play(t, c, "ten-a", "t2", tc.replay)
@@ -211,6 +214,7 @@ func TestFailedReplaysAndFailedRunsAreNotKept(t *testing.T) {
 		})
 	}
 	t.Run("a failed step that changed the page, and the step that reacted to it, are the model's", func(t *testing.T) {
+		t.Parallel()
 		c, store, _ := newCache(t)
 		// The click on "Dark mode" failed and showed an error; the model clicked again.
 		const errDOM = `<h1>Settings</h1><p role="alert">Could not save, try again</p><label>Dark mode <input id="3" type="checkbox" name="dark"/></label>`
@@ -235,6 +239,7 @@ func TestFailedReplaysAndFailedRunsAreNotKept(t *testing.T) {
 		}
 	})
 	t.Run("a failed step that changed nothing is left out", func(t *testing.T) {
+		t.Parallel()
 		c, store, _ := newCache(t)
 		covered := []visit{{home, homeDOM, "click(1)", false}, {home, homeDOM, "click(1)", true}, {settings, setDOM, "click(3)", false}, {settings, doneDOM, "finish()", false}}
 		play(t, c, "ten-a", "t1", covered)
@@ -249,6 +254,7 @@ func TestFailedReplaysAndFailedRunsAreNotKept(t *testing.T) {
 }
 
 func TestOptedOutTasksAreNeitherServedNorLearned(t *testing.T) {
+	t.Parallel()
 	c, _, _ := newCache(t)
 	play(t, c, "ten-a", "t1", settingsRun)
 	ctx := context.Background()

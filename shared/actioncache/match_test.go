@@ -10,6 +10,7 @@ import (
 )
 
 func TestTargetsResolveToExactlyOneElement(t *testing.T) {
+	t.Parallel()
 	const original = `<ul><li>Alice <button id="1">Delete</button></li><li>Bob <button id="2">Delete</button></li></ul><a id="3" href="/help">Help</a>`
 	target := func(t *testing.T, dom string, id int) Target {
 		t.Helper()
@@ -45,6 +46,7 @@ func TestTargetsResolveToExactlyOneElement(t *testing.T) {
 }
 
 func TestPageKeys(t *testing.T) {
+	t.Parallel()
 	const base = `<div><h1>Inbox (3)</h1><p>Updated 10:42</p><input id="1" name="q" value="x"/><button id="2">Search</button></div>`
 	key := PageKey("https://mail.example/u/123/inbox?page=2&tab=all", pagemodel.Parse(base))
 	for _, tc := range []struct {
@@ -69,6 +71,7 @@ func TestPageKeys(t *testing.T) {
 }
 
 func TestTaskKeyIgnoresFormOnly(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		a, b string
 		same bool
@@ -84,6 +87,7 @@ func TestTaskKeyIgnoresFormOnly(t *testing.T) {
 }
 
 func TestAnswersAreReadFromTheCurrentPage(t *testing.T) {
+	t.Parallel()
 	const task = "What does the Blue teapot cost?"
 	const learned = `<div><h1>Blue teapot</h1><p>Price</p><p>$24.50</p><p>Ships in 2 days</p><button id="1">Add to cart</button></div>`
 	ans, ok := learnAnswer("The Blue teapot costs $24.50.", task, pagemodel.Parse(learned))
@@ -133,6 +137,7 @@ func FuzzAnswerTemplate(f *testing.F) {
 }
 
 func TestLongTasksAreNotLearned(t *testing.T) {
+	t.Parallel()
 	c := &Cache{}
 	pg := pagemodel.Parse(`<button id="1">Next</button>`)
 	var b []byte

@@ -17,6 +17,7 @@ const (
 )
 
 func TestBatchStepsReplayInOrder(t *testing.T) {
+	t.Parallel()
 	const bookTask = "Book a visit for Ada at 10:00"
 	learn := []visit{
 		{booking, formDOM, `setValue(1, "Ada"); setValue(2, "10:00"); click(3)`, false},
@@ -35,6 +36,7 @@ func TestBatchStepsReplayInOrder(t *testing.T) {
 			[]string{"hit", "hit"}, []string{`setValue(21, "Ada"); setValue(22, "10:00"); click(23)`, `finish("Booked.")`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, _, _ := newCache(t)
 			playTask(t, c, "ten-a", "t1", bookTask, learn)
 			got, acts, _ := playTask(t, c, "ten-a", "t2", bookTask, tc.repeat)
@@ -46,6 +48,7 @@ func TestBatchStepsReplayInOrder(t *testing.T) {
 }
 
 func TestABatchWithAnAmbiguousTargetIsAMiss(t *testing.T) {
+	t.Parallel()
 	const task = "Search the reports for march and open the first one"
 	// Links of one label differ only by address, which the page key leaves out and the target
 	// keeps: the repeat's page is the same page, its targets are not.
@@ -59,6 +62,7 @@ func TestABatchWithAnAmbiguousTargetIsAMiss(t *testing.T) {
 		{"no link fits the target", `<h1>Reports</h1><input id="1" name="q"/><a id="2" href="/r/c">Open</a><a id="3" href="/r/b">Open</a>`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, _, _ := newCache(t)
 			playTask(t, c, "ten-a", "t1", task, learn)
 			got, _, _ := playTask(t, c, "ten-a", "t2", task, []visit{{"https://r.example/", tc.dom, `setValue(1, "march"); click(2)`, false}})
@@ -70,6 +74,7 @@ func TestABatchWithAnAmbiguousTargetIsAMiss(t *testing.T) {
 }
 
 func TestNoStepIsServedOverOneNotTaken(t *testing.T) {
+	t.Parallel()
 	const task = "Sign in and open the dashboard"
 	const (
 		signIn = "https://app.example/login"
@@ -91,6 +96,7 @@ func TestNoStepIsServedOverOneNotTaken(t *testing.T) {
 			[]string{"miss", "miss", "hit", "hit"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, _, _ := newCache(t)
 			playTask(t, c, "ten-a", "t1", task, learn)
 			got, acts, _ := playTask(t, c, "ten-a", "t2", task, tc.repeat)
@@ -105,6 +111,7 @@ func TestNoStepIsServedOverOneNotTaken(t *testing.T) {
 }
 
 func TestFactReadingStepsAreLeftToTheModel(t *testing.T) {
+	t.Parallel()
 	const (
 		wiki    = "https://wiki.example/grace-hopper"
 		dir     = "https://dir.example/people/new"
@@ -130,6 +137,7 @@ func TestFactReadingStepsAreLeftToTheModel(t *testing.T) {
 			[]string{"hit", "hit"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, _, _ := newCache(t)
 			playTask(t, c, "ten-a", "t1", tc.task, tc.visits)
 			got, _, _ := playTask(t, c, "ten-a", "t2", tc.task, tc.visits)
@@ -141,6 +149,7 @@ func TestFactReadingStepsAreLeftToTheModel(t *testing.T) {
 }
 
 func TestSecretsAreCachedByNameOnly(t *testing.T) {
+	t.Parallel()
 	const (
 		task     = "Sign in to the CRM as ada"
 		signIn   = "https://crm.example/login"
@@ -155,6 +164,7 @@ func TestSecretsAreCachedByNameOnly(t *testing.T) {
 		{"a typed secret value is never kept", `setValue(1, "ada"); setValue(2, "` + password + `"); click(3)`, "miss"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, store, _ := newCache(t)
 			run := []visit{{signIn, loginDOM, tc.batch, false}, {home, homeDOM, "finish()", false}}
 			_, _, trail := playTask(t, c, "ten-a", "t1", task, run)
@@ -175,6 +185,7 @@ func TestSecretsAreCachedByNameOnly(t *testing.T) {
 }
 
 func TestAFailedBatchAndTheStepAfterItAreLeftToTheModel(t *testing.T) {
+	t.Parallel()
 	const bookTask = "Book a visit for Ada at 10:00"
 	// The batch typed the name, failed on the time, and the form's page keeps its key: serving
 	// the answer there would skip the batch.

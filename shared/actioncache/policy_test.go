@@ -16,6 +16,7 @@ const (
 )
 
 func TestTypedValuesFromOutsideTheTaskAreLeftToTheModel(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, task, typed string
 		want              []string
@@ -28,6 +29,7 @@ func TestTypedValuesFromOutsideTheTaskAreLeftToTheModel(t *testing.T) {
 			`setValue(1, "Ada Lovelace"); setValue(2, "ada@example.com"); click(3)`, []string{"miss", "hit"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, _, _ := newCache(t)
 			run := []visit{{subscribe, subscribeDOM, tc.typed, false}, {subscribed, welcomeDOM, "finish()", false}}
 			playTask(t, c, "ten-a", "t1", tc.task, run)
@@ -39,6 +41,7 @@ func TestTypedValuesFromOutsideTheTaskAreLeftToTheModel(t *testing.T) {
 }
 
 func TestAfterAFailedActionOnlyAStepTheRunTookAfterAFailureIsServed(t *testing.T) {
+	t.Parallel()
 	const task = "Subscribe ada@example.com to the newsletter"
 	// The run's first step is the model's (it types a name the task does not give); a page whose
 	// typing failed keeps its key, since page keys leave typed values out.
@@ -63,6 +66,7 @@ func TestAfterAFailedActionOnlyAStepTheRunTookAfterAFailureIsServed(t *testing.T
 }
 
 func TestAStepAfterTheUserWroteIsTheModels(t *testing.T) {
+	t.Parallel()
 	c, _, _ := newCache(t)
 	play(t, c, "ten-a", "t1", settingsRun)
 	ctx := context.Background()
@@ -79,6 +83,7 @@ func TestAStepAfterTheUserWroteIsTheModels(t *testing.T) {
 }
 
 func TestAnActionTheGateHeldIsNoStepOfThePath(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c, store, _ := newCache(t)
 	ask := actioncache.Act{Name: "askUser", Form: `askUser("Pay?")`, Kind: actioncache.AsksUser}
@@ -134,6 +139,7 @@ func TestAnActionTheGateHeldIsNoStepOfThePath(t *testing.T) {
 }
 
 func TestAStepTheEngineDecidesWithoutTheCacheKeepsTheTaskOnItsPath(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c, _, _ := newCache(t)
 	// The run asked the user on the settings page (a failed login's question is asked so, by the

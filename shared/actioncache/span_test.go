@@ -3,6 +3,7 @@ package actioncache
 import "testing"
 
 func TestSpanOfFindsAValueTheTaskGivesOnce(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, task, value string
 		want              bool
@@ -28,6 +29,7 @@ func TestSpanOfFindsAValueTheTaskGivesOnce(t *testing.T) {
 }
 
 func TestASpanReadsTheSameWordsOfAnotherTaskOfTheSameKey(t *testing.T) {
+	t.Parallel()
 	learned, repeat := "Log in as ada with the password Hunter2!", "log in as  ADA with the password HUNTER2"
 	if TaskKey(learned) != TaskKey(repeat) {
 		t.Fatalf("keys differ: %q, %q", TaskKey(learned), TaskKey(repeat))

@@ -80,6 +80,7 @@ func actionsOf(rs []Response) []string {
 }
 
 func TestRepeatedTaskIsServedFromTheCacheWithoutTheModel(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.withCache(t)
 	f.scriptBookRun(0)
@@ -115,6 +116,7 @@ func TestRepeatedTaskIsServedFromTheCacheWithoutTheModel(t *testing.T) {
 }
 
 func TestCacheMissesGoToTheModel(t *testing.T) {
+	t.Parallel()
 	bob := accounts.Identity{UserID: "u-bob", TenantID: "ten-b", TenantName: "B", Tier: accounts.TierFree}
 	otherStructure := bookRun(0)
 	otherStructure[0].dom = `<div><h1>Books</h1><form><select id="9"><option>All</option></select><input id="1" type="text" placeholder="Search books"/><button id="2">Search</button></form></div>`
@@ -141,6 +143,7 @@ func TestCacheMissesGoToTheModel(t *testing.T) {
 		{name: "the request opts out", id: alice, pages: bookRun(0), noCache: true, misses: []int{1, 2, 3, 4}, wantStat: actioncache.Off},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			f.withCache(t)
 			f.scriptBookRun(0)
@@ -166,6 +169,7 @@ func TestCacheMissesGoToTheModel(t *testing.T) {
 }
 
 func TestFailedReplayDropsTheEntryAndHandsTheStepToTheModel(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	store := f.withCache(t)
 	f.scriptBookRun(0)
@@ -188,6 +192,7 @@ func TestFailedReplayDropsTheEntryAndHandsTheStepToTheModel(t *testing.T) {
 }
 
 func TestSecretValuesAreNeverCached(t *testing.T) {
+	t.Parallel()
 	const (
 		task     = "Sign in as ada with the password hunter2-Secret"
 		password = "hunter2-Secret"
@@ -240,6 +245,7 @@ func TestSecretValuesAreNeverCached(t *testing.T) {
 }
 
 func TestThePaymentGateHoldsAReplayInCarefulMode(t *testing.T) {
+	t.Parallel()
 	const task = "Pay the open invoice"
 	invoice := `<div><h1>Invoice 2024-117</h1><p>Amount due: $120.00</p><button id="5">Pay now</button></div>`
 	paid := `<div><h1>Invoice 2024-117</h1><p>Paid. Thank you.</p></div>`
@@ -279,6 +285,7 @@ func TestThePaymentGateHoldsAReplayInCarefulMode(t *testing.T) {
 		{"learned in careful mode", ModeCareful, []string{reply("I pay.", "click(5)"), reply("I pay.", "click(5)"), reply("Paid.", "finish()")}, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t)
 			f.withCache(t)
 			for _, r := range tc.script {
@@ -332,6 +339,7 @@ func batchesOf(rs []Response) []string {
 }
 
 func TestABatchIsReplayedInOrder(t *testing.T) {
+	t.Parallel()
 	const task = "Book a visit for Ada at 10:00"
 	form := func(base int) string {
 		return fmt.Sprintf(`<form><h1>Book a visit</h1><input id="%d" name="name"/><input id="%d" name="time"/><button id="%d">Book</button></form>`, base+1, base+2, base+3)
@@ -360,6 +368,7 @@ func TestABatchIsReplayedInOrder(t *testing.T) {
 }
 
 func TestANamedSecretIsReplayedByName(t *testing.T) {
+	t.Parallel()
 	const task = "Sign in to the CRM as ada"
 	login := `<form><input id="1" name="user"/><input id="2" type="password" name="pw"/><button id="3">Sign in</button></form>`
 	pages := []pageStep{{"https://crm.example.com/login", login}, {"https://crm.example.com/home", `<div><h1>Welcome ada</h1></div>`}}
