@@ -74,17 +74,19 @@ var wiring = []string{
 }
 
 type listed struct {
-	ImportPath string
-	Dir        string
-	GoFiles    []string
-	Imports    []string
-	Deps       []string
+	ImportPath   string
+	Dir          string
+	GoFiles      []string
+	TestGoFiles  []string
+	XTestGoFiles []string
+	Imports      []string
+	Deps         []string
 }
 
 // packages is `go list -json` of patterns, with the module's prefix cut from every path.
 func packages(t *testing.T, patterns ...string) []listed {
 	t.Helper()
-	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Dir,GoFiles,Imports,Deps"}, patterns...)...)
+	cmd := exec.Command("go", append([]string{"list", "-json=ImportPath,Dir,GoFiles,TestGoFiles,XTestGoFiles,Imports,Deps"}, patterns...)...)
 	cmd.Dir = ".."
 	out, err := cmd.Output()
 	var exit *exec.ExitError
