@@ -14,6 +14,7 @@ import (
 	"github.com/screenagent/backend/shared/agent/agenttest"
 	"github.com/screenagent/backend/shared/agent/page"
 	"github.com/screenagent/backend/shared/chat"
+	"github.com/screenagent/backend/shared/fakeclock"
 	"github.com/screenagent/backend/shared/knowledge"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/llm/provider"
@@ -123,7 +124,9 @@ func TestThreeStepTask(t *testing.T) {
 	}
 	// The ended task's steps now carry its retention: moving the clock to just before the task
 	// expires must still show all of them.
-	f.tasks.Now = func() time.Time { return time.Now().Add(tasks.DefaultRetention.Finished - time.Hour) }
+	clock := fakeclock.New(time.Now())
+	f.tasks.Now = clock.Now
+	clock.Advance(tasks.DefaultRetention.Finished - time.Hour)
 	if steps, err := f.tasks.Steps(context.Background(), alice.TenantID, r1.TaskID); err != nil || len(steps) != 3 {
 		t.Errorf("steps an hour before the task expires = %d, %v; want all 3", len(steps), err)
 	}

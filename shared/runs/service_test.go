@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/screenagent/backend/shared/fakeclock"
 	"github.com/screenagent/backend/shared/llm"
 	"github.com/screenagent/backend/shared/llm/llmtest"
 	"github.com/screenagent/backend/shared/llm/provider"
@@ -388,7 +389,9 @@ func TestIdleRunExpires(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	id := f.start(t, runs.ModeCareful)
-	f.store.Now = func() time.Time { return time.Now().Add(time.Hour) }
+	clock := fakeclock.New(time.Now())
+	f.store.Now = clock.Now
+	clock.Advance(time.Hour)
 	for name, call := range map[string]func() error{
 		"Get": func() error { _, err := f.svc.Get(context.Background(), "ten-a", "u-1", id); return err },
 		"Step": func() error {
