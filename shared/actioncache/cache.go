@@ -148,6 +148,10 @@ type Open struct {
 	// instruction; not the approval of an action the payment gate held): the model reads it, so
 	// nothing is served at this step.
 	UserSpoke bool
+	// Heard is what the task was told apart from its text and its pages, as far as the model
+	// sees it: the user's messages and answers, web search findings. A value typed, or an answer
+	// given, with words from there is this run's, and is never replayed.
+	Heard []string
 	// Redact removes the task's typed secret values from a text of the page (nil: none), before
 	// the trail keeps anything of its words.
 	Redact func(string) string
@@ -538,6 +542,15 @@ func (t *Turn) describe(d Decided) Step {
 		}
 		if s.Skip == "" {
 			s.Skip = why
+		}
+	}
+	if s.Skip == "" && len(t.in.Heard) > 0 {
+		heard := heardWords(t.in.Heard, t.in.Task)
+		for _, a := range acts {
+			if a.Secret == "" && !a.Masked && usesHeard(a.Typed+" "+a.Answer, heard) {
+				s.Skip = "it uses what the user or a web search told the task"
+				break
+			}
 		}
 	}
 	if a := d.Action; s.Skip == "" && a.Kind == Completes && a.Answer != "" {

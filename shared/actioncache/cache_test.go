@@ -57,13 +57,19 @@ func play(t *testing.T, c *actioncache.Cache, tenant, taskID string, visits []vi
 // the task's last trail.
 func playTask(t *testing.T, c *actioncache.Cache, tenant, taskID, taskText string, visits []visit) ([]actioncache.Outcome, []string, []byte) {
 	t.Helper()
+	return playHeard(t, c, tenant, taskID, taskText, visits, nil)
+}
+
+// playHeard is playTask for a task that was told the heard texts (the user's answers).
+func playHeard(t *testing.T, c *actioncache.Cache, tenant, taskID, taskText string, visits []visit, heard []string) ([]actioncache.Outcome, []string, []byte) {
+	t.Helper()
 	ctx := context.Background()
 	var trail []byte
 	var out []actioncache.Outcome
 	var taken []string
 	for _, v := range visits {
 		pg := pagemodel.Parse(v.dom)
-		turn := c.Open(ctx, actioncache.Open{TenantID: tenant, TaskID: taskID, Task: taskText, Trail: trail, URL: v.url, Page: pg, LastFailed: v.failed})
+		turn := c.Open(ctx, actioncache.Open{TenantID: tenant, TaskID: taskID, Task: taskText, Trail: trail, URL: v.url, Page: pg, LastFailed: v.failed, Heard: heard})
 		a, served := turn.Lookup(ctx)
 		if !served {
 			a = act(v.action)

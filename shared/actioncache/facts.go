@@ -97,9 +97,38 @@ func words(s string) []string {
 	return out
 }
 
+// heardWords are the words of what the task was told apart from its text and its pages (the
+// user's messages, web search findings), but the task's own.
+func heardWords(heard []string, task string) map[string]bool {
+	given := map[string]bool{}
+	for _, w := range words(task) {
+		given[w] = true
+	}
+	out := map[string]bool{}
+	for _, text := range heard {
+		for _, w := range words(text) {
+			if !given[w] {
+				out[w] = true
+			}
+		}
+	}
+	return out
+}
+
+// usesHeard says why an action, or an answer, must be the model's because it uses what the task
+// was told ("" when it does not): a repeat is told again, maybe otherwise (another answer of the
+// user, a newer search result), and replaying this run's value would repeat the old one.
+func usesHeard(text string, heard map[string]bool) bool {
+	for _, w := range words(text) {
+		if heard[w] {
+			return true
+		}
+	}
+	return false
+}
+
 // markFactReading makes holes of the steps that read a fact a later step used, and of the steps
 // that used one: the step that completed the task with answer, and any step that typed a value.
-// A typed value with words from neither the task nor its page is a hole wherever it came from.
 // A served step is neither: it keeps no words.
 func markFactReading(steps []trailStep, answer, task string) {
 	given := map[string]bool{}
@@ -111,16 +140,11 @@ func markFactReading(steps []trailStep, answer, task string) {
 			// Its entry's run judged it: it used no fact of an earlier page.
 			continue
 		}
-		fresh := unseen(steps[j].Typed, given, steps[j].Seen)
-		if len(fresh) > 0 {
-			// A typed value the task does not give and its page does not show came from
-			// somewhere the entry cannot read again: an earlier page, the user's answer, a web
-			// search, the model's own knowledge. Replaying it would repeat this run's value.
-			steps[j].makeHole(orReason(steps[j].Skip, "it typed a value the task does not give"))
-		}
+		uses := steps[j].Typed
 		if j == len(steps)-1 && answer != "" {
-			fresh = append(fresh, unseen([]string{answer}, given, steps[j].Seen)...)
+			uses = append(append([]string(nil), uses...), answer)
 		}
+		fresh := unseen(uses, given, steps[j].Seen)
 		read := false
 		for i := 0; i < j && len(fresh) > 0; i++ {
 			for _, w := range fresh {

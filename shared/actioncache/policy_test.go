@@ -15,36 +15,51 @@ const (
 	welcomeDOM   = `<h1>Welcome</h1><p>You are subscribed.</p>`
 )
 
-func TestTypedValuesFromOutsideTheTaskAreLeftToTheModel(t *testing.T) {
+func TestValuesTheTaskWasToldAreLeftToTheModel(t *testing.T) {
 	t.Parallel()
+	const batch = `setValue(1, "Ada Lovelace"); setValue(2, "ada@example.com"); click(3)`
 	for _, tc := range []struct {
-		name, task, typed string
-		want              []string
+		name, task string
+		heard      []string
+		want       []string
 	}{
-		{"the task gives the values", "Subscribe Ada Lovelace with ada@example.com to the newsletter",
-			`setValue(1, "Ada Lovelace"); setValue(2, "ada@example.com"); click(3)`, []string{"hit", "hit"}},
-		// The name came from somewhere the entry cannot read again (the user, a search, the
-		// model's knowledge): a repeat would type this run's value.
-		{"a value the task does not give", "Subscribe ada@example.com to the newsletter",
-			`setValue(1, "Ada Lovelace"); setValue(2, "ada@example.com"); click(3)`, []string{"miss", "hit"}},
+		{"the task gives the values", "Subscribe Ada Lovelace with ada@example.com to the newsletter", nil, []string{"hit", "hit"}},
+		{"the model chose a value", "Subscribe ada@example.com to the newsletter", nil, []string{"hit", "hit"}},
+		// A repeat asks the user again, who may answer otherwise: this run's answer is no value
+		// to replay.
+		{"the user told the task a value", "Subscribe ada@example.com to the newsletter", []string{"Her name is Ada Lovelace."}, []string{"miss", "hit"}},
+		{"a web search told the task a value", "Subscribe ada@example.com to the newsletter", []string{"Search results: Ada Lovelace, mathematician"}, []string{"miss", "hit"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c, _, _ := newCache(t)
-			run := []visit{{subscribe, subscribeDOM, tc.typed, false}, {subscribed, welcomeDOM, "finish()", false}}
-			playTask(t, c, "ten-a", "t1", tc.task, run)
-			if got, _, _ := playTask(t, c, "ten-a", "t2", tc.task, run); !equal(statuses(got), tc.want) {
+			run := []visit{{subscribe, subscribeDOM, batch, false}, {subscribed, welcomeDOM, "finish()", false}}
+			playHeard(t, c, "ten-a", "t1", tc.task, run, tc.heard)
+			if got, _, _ := playHeard(t, c, "ten-a", "t2", tc.task, run, tc.heard); !equal(statuses(got), tc.want) {
 				t.Errorf("repeat = %v, want %v", statuses(got), tc.want)
 			}
 		})
 	}
 }
 
+func TestAnAnswerWithWhatTheUserSaidIsTheModels(t *testing.T) {
+	t.Parallel()
+	const task = "Subscribe ada@example.com to the newsletter"
+	c, _, _ := newCache(t)
+	run := []visit{{subscribe, subscribeDOM, `setValue(2, "ada@example.com"); click(3)`, false}, {subscribed, welcomeDOM, `finish("Subscribed, as Grace asked.")`, false}}
+	heard := []string{"Grace says: subscribe"}
+	playHeard(t, c, "ten-a", "t1", task, run, heard)
+	if got, _, _ := playHeard(t, c, "ten-a", "t2", task, run, heard); !equal(statuses(got), []string{"hit", "miss"}) {
+		t.Errorf("repeat = %v, want the answer left to the model", statuses(got))
+	}
+}
+
 func TestAfterAFailedActionOnlyAStepTheRunTookAfterAFailureIsServed(t *testing.T) {
 	t.Parallel()
 	const task = "Subscribe ada@example.com to the newsletter"
-	// The run's first step is the model's (it types a name the task does not give); a page whose
-	// typing failed keeps its key, since page keys leave typed values out.
+	// The run's first step is the model's (it types the name the user gave); a page whose typing
+	// failed keeps its key, since page keys leave typed values out.
+	heard := []string{"My name is Ada Lovelace"}
 	learn := []visit{
 		{subscribe, subscribeDOM, `setValue(1, "Ada Lovelace")`, false},
 		{subscribe, subscribeDOM, `setValue(2, "ada@example.com"); click(3)`, false},
@@ -55,12 +70,12 @@ func TestAfterAFailedActionOnlyAStepTheRunTookAfterAFailureIsServed(t *testing.T
 		{subscribe, subscribeDOM, `setValue(1, "Ada Lovelace")`, true},
 	}
 	c, _, _ := newCache(t)
-	playTask(t, c, "ten-a", "t1", task, learn)
-	got, _, _ := playTask(t, c, "ten-a", "t2", task, typingFailed)
+	playHeard(t, c, "ten-a", "t1", task, learn, heard)
+	got, _, _ := playHeard(t, c, "ten-a", "t2", task, typingFailed, heard)
 	if !equal(statuses(got), []string{"miss", "miss"}) || got[1].Reason != "the last action failed, and the verified run took this step after one that worked" {
 		t.Errorf("after the model's typing failed = %+v, want the model again", got)
 	}
-	if got, _, _ := playTask(t, c, "ten-a", "t3", task, learn); !equal(statuses(got), []string{"miss", "hit", "hit"}) {
+	if got, _, _ := playHeard(t, c, "ten-a", "t3", task, learn, heard); !equal(statuses(got), []string{"miss", "hit", "hit"}) {
 		t.Errorf("after the model's typing worked = %v, want the rest served", statuses(got))
 	}
 }

@@ -33,12 +33,25 @@ func (e *Engine) openCache(ctx context.Context, req Request, st state, pg *pagem
 	in := actioncache.Open{
 		Engine: cacheEngine, TenantID: req.Identity.TenantID, TaskID: st.task.ID, Task: st.task.Query, Trail: mem.Cache,
 		URL: req.URL, Page: pg, LastFailed: failed, Disabled: req.NoCache, Redact: mem.Secrets.Redact,
-		UserSpoke: userMessage != "" && req.ConfirmationID == "",
+		UserSpoke: userMessage != "" && req.ConfirmationID == "", Heard: heard(mem),
 	}
 	if e.Cache == nil {
 		return (*actioncache.Cache)(nil).Open(ctx, in)
 	}
 	return e.Cache.Open(ctx, in)
+}
+
+// heard is what the task was told apart from its text and its pages: the user's messages and
+// the web searches' findings that the model sees (actioncache.Open.Heard).
+func heard(mem *tasks.Memory) []string {
+	var out []string
+	for _, m := range mem.Messages {
+		out = append(out, m.Text)
+	}
+	for _, s := range mem.Searches {
+		out = append(out, s.Summary)
+	}
+	return out
 }
 
 // fromCache is the cached decision for the page, when the cache has one that the engine's own

@@ -389,3 +389,51 @@ func TestANamedSecretIsReplayedByName(t *testing.T) {
 		t.Errorf("without the secret: cache %q, want a miss", got[0].Metrics.Cache)
 	}
 }
+
+func TestAValueTheUserGaveIsTypedByTheModelOnARepeat(t *testing.T) {
+	t.Parallel()
+	const task = "Subscribe me to the newsletter"
+	home := `<div><h1>News</h1><a id="1" href="/newsletter">Newsletter</a></div>`
+	form := `<form><h1>Newsletter</h1><input id="2" name="name"/><button id="3">Subscribe</button></form>`
+	done := `<div><h1>Subscribed</h1></div>`
+	pages := []pageStep{{"https://news.example/", home}, {"https://news.example/", home}, {"https://news.example/newsletter", form},
+		{"https://news.example/newsletter", form}, {"https://news.example/welcome", done}}
+	// play answers the model's question with the name, and goes on over the pages.
+	play := func(f *fixture, name string) []Response {
+		var out []Response
+		taskID := ""
+		for i, p := range pages {
+			req := Request{TaskID: taskID, URL: p.url, Query: task, DOM: p.dom}
+			if i > 0 {
+				req.Report = &tasks.Report{Status: "success"}
+			}
+			if i == 1 {
+				req.Query = name
+			}
+			r := f.step(t, req)
+			out, taskID = append(out, r), r.TaskID
+		}
+		return out
+	}
+	f := newFixture(t)
+	f.withCache(t)
+	f.llm.Reply(reply("I need a name.", `askUser("Which name should I subscribe?")`))
+	f.llm.Reply(reply("I open the newsletter.", "click(1)"))
+	f.llm.Reply(reply("I type the name.", `setValue(2, "Grace Hopper")`))
+	f.llm.Reply(reply("I subscribe.", "click(3)"))
+	f.llm.Reply(reply("Subscribed.", "finish()"))
+	play(f, "Grace Hopper")
+	// The repeat: the question and the step after the answer are the model's, and so is typing
+	// the name, which the user may give otherwise this time.
+	f.llm.Reply(reply("I need a name.", `askUser("Which name should I subscribe?")`))
+	f.llm.Reply(reply("I open the newsletter.", "click(1)"))
+	f.llm.Reply(reply("I type the name.", `setValue(2, "Alan Turing")`))
+	got := play(f, "Alan Turing")
+	var caches []string
+	for _, r := range got {
+		caches = append(caches, r.Metrics.Cache)
+	}
+	if want := []string{"miss", "miss", "miss", "hit", "hit"}; strings.Join(caches, " ") != strings.Join(want, " ") || got[2].Action != `setValue(2, "Alan Turing")` {
+		t.Errorf("repeat = %v typing %q, want %v with the name the user gave this time", caches, got[2].Action, want)
+	}
+}

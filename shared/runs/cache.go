@@ -42,6 +42,7 @@ func (s *Service) openCache(ctx context.Context, req StepRequest, run Run, resul
 	in := actioncache.Open{
 		Engine: "run", TenantID: run.TenantID, TaskID: run.ID, Task: run.Task, Trail: run.CacheTrail, URL: snap.URL, Page: view,
 		LastFailed: result != nil && !result.Success, Disabled: req.NoCache, Redact: run.Secrets.Redact, UserSpoke: spoke,
+		Heard: answersIn(history),
 	}
 	c := &cacheTurn{view: view, ids: ids, spoke: spoke}
 	if s.Cache == nil {
@@ -58,6 +59,18 @@ func (s *Service) openCache(ctx context.Context, req StepRequest, run Run, resul
 func userAnswered(history []Entry) bool {
 	n := len(history)
 	return n > 0 && history[n-1].UserAnswer != nil && history[n-1].Action == ToolObserve
+}
+
+// answersIn are the user's answers in the run's recent history, the words the model was told
+// apart from the task and its pages (actioncache.Open.Heard).
+func answersIn(history []Entry) []string {
+	var out []string
+	for _, e := range history {
+		if e.UserAnswer != nil && e.UserAnswer.Text != "" {
+			out = append(out, e.UserAnswer.Text)
+		}
+	}
+	return out
 }
 
 // cacheView writes the snapshot as the simplified DOM the cache's page view reads: the title, the
