@@ -1,6 +1,7 @@
 package actioncache
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -53,39 +54,10 @@ func lines(pg *pagemodel.Page) []string {
 // unambiguously, so that such an answer is always left to the model.
 func learnAnswer(result, task string, pg *pagemodel.Page) (Answer, bool) {
 	ls := lines(pg)
-	all := strings.Join(ls, "\n")
-	lowTask := strings.ToLower(task)
-	words := wordSpans(result)
-	claimed := make([]bool, len(words))
-	type hole struct{ start, end int }
-	var holes []hole
-	for n := min(maxFactWords, len(words)); n >= 1; n-- {
-		for i := 0; i+n <= len(words); i++ {
-			if anyClaimed(claimed[i : i+n]) {
-				continue
-			}
-			start, end := trimSpan(result, words[i][0], words[i+n-1][1])
-			v := result[start:end]
-			if !factLike(v) || strings.Contains(lowTask, strings.ToLower(v)) || !strings.Contains(all, v) {
-				continue
-			}
-			for k := i; k < i+n; k++ {
-				claimed[k] = true
-			}
-			holes = append(holes, hole{start, end})
-		}
-	}
+	holes := factSpans(result, task, strings.Join(ls, "\n"))
 	if len(holes) > maxFacts {
 		return Answer{}, false
 	}
-	sortHoles := func() {
-		for i := 1; i < len(holes); i++ {
-			for j := i; j > 0 && holes[j].start < holes[j-1].start; j-- {
-				holes[j], holes[j-1] = holes[j-1], holes[j]
-			}
-		}
-	}
-	sortHoles()
 	a := Answer{}
 	at := 0
 	for _, h := range holes {
@@ -100,6 +72,36 @@ func learnAnswer(result, task string, pg *pagemodel.Page) (Answer, bool) {
 	}
 	a.Parts = append(a.Parts, result[at:])
 	return a, true
+}
+
+// span is a part of a text, by byte offsets.
+type span struct{ start, end int }
+
+// factSpans are the spans of the result that the page's text shows and the task does not give,
+// the longest first, in the order they stand in the result.
+func factSpans(result, task, all string) []span {
+	lowTask := strings.ToLower(task)
+	words := wordSpans(result)
+	claimed := make([]bool, len(words))
+	var holes []span
+	for n := min(maxFactWords, len(words)); n >= 1; n-- {
+		for i := 0; i+n <= len(words); i++ {
+			if anyClaimed(claimed[i : i+n]) {
+				continue
+			}
+			start, end := trimSpan(result, words[i][0], words[i+n-1][1])
+			v := result[start:end]
+			if !factLike(v) || strings.Contains(lowTask, strings.ToLower(v)) || !strings.Contains(all, v) {
+				continue
+			}
+			for k := i; k < i+n; k++ {
+				claimed[k] = true
+			}
+			holes = append(holes, span{start, end})
+		}
+	}
+	slices.SortFunc(holes, func(a, b span) int { return a.start - b.start })
+	return holes
 }
 
 // locate finds the line that holds v and checks that reading by it gives v back.

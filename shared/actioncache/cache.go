@@ -319,27 +319,9 @@ func (t *Turn) lookup(ctx context.Context) (Act, string) {
 	if t.trail.Off != "" {
 		return Act{}, t.trail.Off
 	}
-	e, err := t.entry, error(nil)
+	e, why := t.follows(ctx)
 	if e == nil {
-		e = &Entry{}
-		*e, err = t.c.Store.GetEntry(ctx, t.in.TenantID, EntryKey(t.in.Engine, t.in.Task))
-	}
-	switch {
-	case errors.Is(err, ErrNotFound):
-		if len(t.trail.Steps) == 0 {
-			// Nothing learned when the task began: don't read again at every step.
-			t.trail.Off = "no verified run of this task"
-		}
-		return Act{}, "no verified run of this task"
-	case err != nil:
-		return Act{}, fmt.Sprintf("the cache could not be read: %v", err)
-	}
-	if t.trail.Revision == "" && len(t.trail.Steps) == 0 {
-		t.trail.Revision = e.Revision
-	}
-	if e.Revision != t.trail.Revision {
-		t.trail.Off = "the entry was rewritten while the task ran"
-		return Act{}, t.trail.Off
+		return Act{}, why
 	}
 	// The entry is known from here on, so that the model's step keeps the task on its path.
 	t.entry = e
@@ -362,6 +344,34 @@ func (t *Turn) lookup(ctx context.Context) (Act, string) {
 		return Act{}, "the last action failed, and the verified run took this step after one that worked"
 	}
 	return replay(s, t.in.Page, t.in.Task)
+}
+
+// follows is the entry the task follows (the one at hand when a new task begins), or why there
+// is none.
+func (t *Turn) follows(ctx context.Context) (*Entry, string) {
+	e, err := t.entry, error(nil)
+	if e == nil {
+		e = &Entry{}
+		*e, err = t.c.Store.GetEntry(ctx, t.in.TenantID, EntryKey(t.in.Engine, t.in.Task))
+	}
+	switch {
+	case errors.Is(err, ErrNotFound):
+		if len(t.trail.Steps) == 0 {
+			// Nothing learned when the task began: don't read again at every step.
+			t.trail.Off = "no verified run of this task"
+		}
+		return nil, "no verified run of this task"
+	case err != nil:
+		return nil, fmt.Sprintf("the cache could not be read: %v", err)
+	}
+	if t.trail.Revision == "" && len(t.trail.Steps) == 0 {
+		t.trail.Revision = e.Revision
+	}
+	if e.Revision != t.trail.Revision {
+		t.trail.Off = "the entry was rewritten while the task ran"
+		return nil, t.trail.Off
+	}
+	return e, ""
 }
 
 // align finds the entry step for the current page: the step at the cursor, past waits the
