@@ -159,26 +159,24 @@ func toAct(a actions.Action) actioncache.Act {
 
 // withText is the action with another text (its first text argument).
 func withText(a actions.Action, text string) (actions.Action, error) {
-	args := a.Args()
-	for i, v := range args {
-		if _, ok := v.(string); ok {
-			args[i] = text
+	return actions.New(a.Name(), replaceFirst(a.Args(), text)...)
+}
+
+// replaceFirst puts v in place of the first argument of its type.
+func replaceFirst[T any](args []any, v T) []any {
+	for i, arg := range args {
+		if _, ok := arg.(T); ok {
+			args[i] = v
 			break
 		}
 	}
-	return actions.New(a.Name(), args...)
+	return args
 }
 
 // withElement is the action on another element (its first element argument), a named secret
 // kept as such.
 func withElement(a actions.Action, id int) (actions.Action, error) {
-	args := a.Args()
-	for i, v := range args {
-		if _, ok := v.(int); ok {
-			args[i] = id
-			break
-		}
-	}
+	args := replaceFirst(a.Args(), id)
 	name, named := a.Secret()
 	for i, v := range args {
 		if _, ok := v.(actions.SecretRef); ok {

@@ -45,10 +45,13 @@ func shopPages(prefix string) (home, product *runs.Snapshot) {
 
 const teapotTask = "Open the Blue teapot and buy it"
 
-// playRun runs the task over the pages (observe first) and returns the answers.
+// playRun runs the task over the pages (observe first) and returns the answers; a call the gate
+// holds (careful mode) is approved by its confirmation id, and the approved call runs on to the
+// next page.
 func (f *fixture) playRun(t *testing.T, mode runs.Mode, pages ...*runs.Snapshot) []runs.StepResponse {
 	t.Helper()
-	start, err := f.svc.Start(context.Background(), runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: teapotTask, Mode: mode})
+	ctx := context.Background()
+	start, err := f.svc.Start(ctx, runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: teapotTask, Mode: mode})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,6 +59,13 @@ func (f *fixture) playRun(t *testing.T, mode runs.Mode, pages ...*runs.Snapshot)
 	for _, p := range pages {
 		r := f.step(t, start.RunID, p, success)
 		out = append(out, r)
+		if r.Action == runs.ActionAskUser && r.ConfirmationID != "" {
+			r, err = f.svc.Answer(ctx, runs.AnswerRequest{TenantID: "ten-a", UserID: "u-1", RunID: start.RunID, Approved: true, ConfirmationID: r.ConfirmationID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, r)
+		}
 		if r.Action != runs.ActionExecuteTool {
 			break
 		}
@@ -92,44 +102,15 @@ func TestRepeatedRunIsServedFromTheCache(t *testing.T) {
 	}
 }
 
-// playCareful runs the task in careful mode over the pages (observe first); a call the gate
-// holds is approved by its confirmation id, and the approved call runs on to the next page.
-func (f *fixture) playCareful(t *testing.T, pages ...*runs.Snapshot) []runs.StepResponse {
-	t.Helper()
-	ctx := context.Background()
-	start, err := f.svc.Start(ctx, runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: teapotTask, Mode: runs.ModeCareful})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := []runs.StepResponse{f.step(t, start.RunID, nil, nil)}
-	for _, p := range pages {
-		r := f.step(t, start.RunID, p, success)
-		out = append(out, r)
-		if r.Action == runs.ActionAskUser && r.ConfirmationID != "" {
-			r, err = f.svc.Answer(ctx, runs.AnswerRequest{TenantID: "ten-a", UserID: "u-1", RunID: start.RunID, Approved: true, ConfirmationID: r.ConfirmationID})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, r)
-		}
-		if r.Action != runs.ActionExecuteTool {
-			break
-		}
-	}
-	return out
-}
-
 func TestTheGateHoldsAReplayInCarefulMode(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name  string
-		learn func(f *fixture, pages ...*runs.Snapshot) []runs.StepResponse
+		learn runs.Mode
 	}{
-		{"learned in autonomous mode", func(f *fixture, pages ...*runs.Snapshot) []runs.StepResponse {
-			return f.playRun(t, runs.ModeAutonomous, pages...)
-		}},
+		{"learned in autonomous mode", runs.ModeAutonomous},
 		// The gate held the model's "Buy now" and the user approved it: the approved call is the step.
-		{"learned in careful mode", func(f *fixture, pages ...*runs.Snapshot) []runs.StepResponse { return f.playCareful(t, pages...) }},
+		{"learned in careful mode", runs.ModeCareful},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -138,13 +119,13 @@ func TestTheGateHoldsAReplayInCarefulMode(t *testing.T) {
 			f.llm.Reply(toolCall("click", `{"id":"a-1"}`))
 			f.llm.Reply(toolCall("click", `{"id":"a-3"}`))
 			f.llm.Reply(`{"type":"final","answer":"Bought.","thought":"Bought."}`)
-			tc.learn(f, home, product, product)
+			f.playRun(t, tc.learn, home, product, product)
 			if f.llm.Calls() != 3 {
 				t.Fatalf("first run made %d LLM calls, want 3", f.llm.Calls())
 			}
 
 			home2, product2 := shopPages("b-")
-			got := f.playCareful(t, home2, product2, product2)
+			got := f.playRun(t, runs.ModeCareful, home2, product2, product2)
 			var kinds []string
 			for _, r := range got[1:] {
 				kinds = append(kinds, r.Action+"/"+r.Metrics.Cache)
