@@ -89,3 +89,22 @@ func TestBatchGetAndQueryAll(t *testing.T) {
 		t.Errorf("QueryAll() = %d items, %v; want all 250 across pages", len(all), err)
 	}
 }
+
+func TestConditionFailed(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"a failed condition", &types.ConditionalCheckFailedException{}, true},
+		{"a failed condition, wrapped", fmt.Errorf("put: %w", &types.ConditionalCheckFailedException{}), true},
+		{"a cancelled transaction", &types.TransactionCanceledException{}, false},
+		{"another error", errors.New("throttled"), false},
+		{"no error", nil, false},
+	}
+	for _, tc := range tests {
+		if got := ConditionFailed(tc.err); got != tc.want {
+			t.Errorf("%s: ConditionFailed(%v) = %v, want %v", tc.name, tc.err, got, tc.want)
+		}
+	}
+}

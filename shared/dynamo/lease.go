@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"strconv"
@@ -80,8 +79,7 @@ func (l Lease) Acquire(ctx context.Context, db Updater, now time.Time, also Cond
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if ConditionFailed(err) {
 		return false, nil
 	}
 	if err != nil {
@@ -113,8 +111,7 @@ func (l Lease) Release(ctx context.Context, db Updater) error {
 			ExpressionAttributeNames:  map[string]string{"#leaseId": leaseIDAttr},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":leaseId": &types.AttributeValueMemberS{Value: l.ID}},
 		})
-		var ccf *types.ConditionalCheckFailedException
-		if err != nil && !errors.As(err, &ccf) {
+		if err != nil && !ConditionFailed(err) {
 			return fmt.Errorf("release lease: %w", err)
 		}
 		return nil
@@ -126,8 +123,7 @@ func (l Lease) Release(ctx context.Context, db Updater) error {
 		ExpressionAttributeNames:  map[string]string{"#leaseId": leaseIDAttr, "#leaseUntil": leaseUntilAttr},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":leaseId": &types.AttributeValueMemberS{Value: l.ID}},
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if err != nil && !errors.As(err, &ccf) {
+	if err != nil && !ConditionFailed(err) {
 		return fmt.Errorf("release lease: %w", err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 // Package dynamo holds the DynamoDB patterns the stores share: one transaction assembled from
 // several stores' writes that says which store's condition stopped it (so a lost race maps to the
-// right domain error), batch reads that resend unprocessed keys, and reading every page of a query.
+// right domain error), batch reads that resend unprocessed keys, reading every page of a query,
+// leases, and the item helpers every store uses (keys, times, item kinds, failed conditions).
 package dynamo
 
 import (
@@ -12,6 +13,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
+
+// ConditionFailed reports whether err is the failed condition of a single-item write: the item
+// was not as the write expected (a lost race, a missing or present item), which each store maps
+// to its domain's error. A transaction's failed condition is Write's instead.
+func ConditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
 
 // MaxItems is DynamoDB's limit of actions in one TransactWriteItems.
 const MaxItems = 100

@@ -6,7 +6,6 @@ package ratelimit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -14,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/screenagent/backend/shared/dynamo"
 )
 
 // expiryMargin keeps a counter past its window's end, so TTL never deletes the counter of a
@@ -104,9 +105,8 @@ func (l *Limiter) Take(ctx context.Context, subject, class string, limit int, si
 		},
 		ReturnValues: types.ReturnValueUpdatedNew,
 	})
-	var refused *types.ConditionalCheckFailedException
 	switch {
-	case errors.As(err, &refused):
+	case dynamo.ConditionFailed(err):
 		return d, nil
 	case err != nil:
 		return d, fmt.Errorf("ratelimit: count %s %s: %w", subject, class, err)

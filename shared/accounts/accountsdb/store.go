@@ -18,7 +18,6 @@ package accountsdb
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -143,8 +142,7 @@ func (s *Store) setAttribute(ctx context.Context, k map[string]types.AttributeVa
 		ExpressionAttributeNames:  map[string]string{"#a": name},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":v": v},
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if dynamo.ConditionFailed(err) {
 		return accounts.ErrNotFound
 	}
 	return err

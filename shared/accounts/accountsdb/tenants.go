@@ -2,7 +2,6 @@ package accountsdb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -106,8 +105,7 @@ func (s *Store) SetGateSettings(ctx context.Context, tenantID string, g accounts
 		ConditionExpression:       exists,
 		ExpressionAttributeValues: map[string]types.AttributeValue{":w": words, ":p": patterns},
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if dynamo.ConditionFailed(err) {
 		err = accounts.ErrNotFound
 	}
 	if err != nil {

@@ -10,7 +10,6 @@ package cachedb
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/shared/actioncache"
+	"github.com/screenagent/backend/shared/dynamo"
 )
 
 // Store is the entries of the Tasks table.
@@ -51,13 +51,6 @@ const sortKey = "CACHE"
 
 func partition(tenantID, key string) string { return "TENANT#" + tenantID + "#CACHE#" + key }
 
-func keyOf(tenantID, key string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{
-		"PK": &types.AttributeValueMemberS{Value: partition(tenantID, key)},
-		"SK": &types.AttributeValueMemberS{Value: sortKey},
-	}
-}
-
 func toItem(e actioncache.Entry) (item, error) {
 	steps, err := json.Marshal(e.Steps)
 	if err != nil {
@@ -78,13 +71,17 @@ func toEntry(tenantID, key string, it item) (actioncache.Entry, error) {
 	if err := json.Unmarshal([]byte(it.Steps), &e.Steps); err != nil {
 		return actioncache.Entry{}, fmt.Errorf("decode steps: %w", err)
 	}
-	e.UpdatedAt, _ = time.Parse(time.RFC3339Nano, it.UpdatedAt)
+	updated, err := dynamo.ParseTime(it.UpdatedAt)
+	if err != nil {
+		return actioncache.Entry{}, err
+	}
+	e.UpdatedAt = updated
 	return e, nil
 }
 
 // GetEntry reads a live entry; an absent or expired one is actioncache.ErrNotFound.
 func (s *Store) GetEntry(ctx context.Context, tenantID, key string) (actioncache.Entry, error) {
-	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: keyOf(tenantID, key)})
+	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: dynamo.Key(partition(tenantID, key), sortKey)})
 	if err != nil {
 		return actioncache.Entry{}, fmt.Errorf("get cache entry: %w", err)
 	}
@@ -120,15 +117,14 @@ func (s *Store) PutEntry(ctx context.Context, e actioncache.Entry) error {
 // DeleteEntry removes the entry if it still has this revision: a version written since by
 // another run is kept. Any revision goes when revision is "".
 func (s *Store) DeleteEntry(ctx context.Context, tenantID, key, revision string) error {
-	in := &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: keyOf(tenantID, key)}
+	in := &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: dynamo.Key(partition(tenantID, key), sortKey)}
 	if revision != "" {
 		in.ConditionExpression = aws.String("revision = :r")
-		in.ExpressionAttributeValues = map[string]types.AttributeValue{":r": &types.AttributeValueMemberS{Value: revision}}
+		in.ExpressionAttributeValues = map[string]types.AttributeValue{":r": dynamo.Str(revision)}
 	}
 	_, err := s.client.DeleteItem(ctx, in)
-	var cond *types.ConditionalCheckFailedException
 	switch {
-	case errors.As(err, &cond):
+	case dynamo.ConditionFailed(err):
 		return actioncache.ErrNotFound
 	case err != nil:
 		return fmt.Errorf("delete cache entry: %w", err)

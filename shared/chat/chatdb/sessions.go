@@ -206,7 +206,7 @@ func (s *Store) Archive(ctx context.Context, tenantID, userID, sessionID string)
 			},
 			ReturnValues: types.ReturnValueAllNew,
 		})
-		if isConditionFailed(err) {
+		if dynamo.ConditionFailed(err) {
 			continue
 		}
 		if err != nil {

@@ -30,7 +30,6 @@ package chatdb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -171,12 +170,6 @@ const live = "expiresAt > :now"
 
 // expired reports whether an item with expiry exp is absent at now (the complement of live).
 func expired(exp, now time.Time) bool { return exp.Unix() <= now.Unix() }
-
-// isConditionFailed reports whether err is a failed condition of a single-item write.
-func isConditionFailed(err error) bool {
-	var ccf *types.ConditionalCheckFailedException
-	return errors.As(err, &ccf)
-}
 
 // getItem reads one item with strong consistency; the item is nil when it does not exist.
 func (s *Store) getItem(ctx context.Context, table string, k map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {

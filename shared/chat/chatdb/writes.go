@@ -434,7 +434,7 @@ func (s *Store) setExpiry(k map[string]types.AttributeValue, exp, now time.Time,
 			ConditionExpression:       aws.String(cond),
 			ExpressionAttributeValues: values,
 		})
-		if isConditionFailed(err) {
+		if dynamo.ConditionFailed(err) {
 			return nil
 		}
 		return err

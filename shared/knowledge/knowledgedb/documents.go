@@ -142,8 +142,7 @@ func (s *Documents) putDocument(ctx context.Context, tenantID string, doc knowle
 		put.ExpressionAttributeValues = map[string]types.AttributeValue{":prev": dynamo.Str(prev.Generation)}
 	}
 	_, err = s.client.PutItem(ctx, put)
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if dynamo.ConditionFailed(err) {
 		return false, knowledge.ErrConflict
 	}
 	if err != nil {
@@ -221,8 +220,7 @@ func (s *Documents) deleteDocument(ctx context.Context, tenantID, domain, docID 
 		Key:                 dynamo.Key(pk, docPrefix+docID),
 		ConditionExpression: aws.String("attribute_exists(PK)"),
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if dynamo.ConditionFailed(err) {
 		return knowledge.ErrNotFound
 	}
 	if err != nil {

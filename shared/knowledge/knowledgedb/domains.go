@@ -2,14 +2,12 @@ package knowledgedb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/knowledge"
@@ -57,8 +55,7 @@ func (d *Domains) addDomain(ctx context.Context, tenantID string, p knowledge.Pa
 		Item:                item,
 		ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if dynamo.ConditionFailed(err) {
 		return knowledge.ErrDomainExists
 	}
 	return err
@@ -75,8 +72,7 @@ func (d *Domains) RemoveDomain(ctx context.Context, tenantID string, p knowledge
 		Key:                 dynamo.Key(tenantPartition(tenantID), domainPrefix+p.String()),
 		ConditionExpression: aws.String("attribute_exists(PK)"),
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if dynamo.ConditionFailed(err) {
 		err = knowledge.ErrNotFound
 	}
 	if err != nil {

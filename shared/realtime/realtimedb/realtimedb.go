@@ -16,7 +16,6 @@ package realtimedb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -111,8 +110,7 @@ func (s *Store) TakeTicket(ctx context.Context, hash string, now time.Time) (rea
 		ExpressionAttributeValues: map[string]types.AttributeValue{":now": epoch(now)},
 		ReturnValues:              types.ReturnValueAllOld,
 	})
-	var failed *types.ConditionalCheckFailedException
-	if errors.As(err, &failed) {
+	if dynamo.ConditionFailed(err) {
 		return realtime.Owner{}, realtime.ErrTicket
 	}
 	if err != nil {
@@ -212,8 +210,7 @@ func (s *Store) Close(ctx context.Context, connectionID string, linger time.Time
 				ConditionExpression:       aws.String("attribute_exists(PK)"),
 				ExpressionAttributeValues: map[string]types.AttributeValue{":f": &types.AttributeValueMemberBOOL{Value: false}, ":exp": epoch(linger)},
 			})
-			var failed *types.ConditionalCheckFailedException
-			if err != nil && !errors.As(err, &failed) {
+			if err != nil && !dynamo.ConditionFailed(err) {
 				return fmt.Errorf("linger subscription: %w", err)
 			}
 		}

@@ -195,7 +195,7 @@ func (r *run) interruptTask(ctx context.Context, it indexEntry) {
 			":now":         r.nowEpoch(),
 		},
 	})
-	if isConditionFailed(err) {
+	if dynamo.ConditionFailed(err) {
 		return
 	}
 	if err != nil {
@@ -237,7 +237,7 @@ func (r *run) alignChildren(ctx context.Context, pk, headerSK string, exp time.T
 				ConditionExpression:       aws.String("attribute_exists(PK) AND expiresAt > :exp"),
 				ExpressionAttributeValues: values,
 			})
-			if err != nil && !isConditionFailed(err) {
+			if err != nil && !dynamo.ConditionFailed(err) {
 				r.fail(ctx, err, "align retention with the task", "pk", pk, "sk", sk)
 			}
 		}
@@ -328,7 +328,7 @@ func (r *run) deleteItem(ctx context.Context, table, pk, sk string) {
 		ExpressionAttributeValues: map[string]types.AttributeValue{":now": r.nowEpoch()},
 	})
 	switch {
-	case isConditionFailed(err):
+	case dynamo.ConditionFailed(err):
 	case err != nil:
 		r.fail(ctx, err, "delete expired item", "table", table, "pk", pk, "sk", sk)
 	default:
@@ -443,9 +443,4 @@ func partitionQuery(table, pk string) *dynamodb.QueryInput {
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(pk)},
 		ConsistentRead:            aws.Bool(true),
 	}
-}
-
-func isConditionFailed(err error) bool {
-	var ccf *types.ConditionalCheckFailedException
-	return errors.As(err, &ccf)
 }

@@ -20,7 +20,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -222,8 +221,7 @@ func (s *Store) Create(ctx context.Context, r runs.Run) (runs.Run, error) {
 	_, err = s.client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName: aws.String(s.table), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if dynamo.ConditionFailed(err) {
 		return runs.Run{}, fmt.Errorf("create run %s: %w", r.ID, runs.ErrConflict)
 	}
 	if err != nil {

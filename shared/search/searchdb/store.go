@@ -20,8 +20,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/screenagent/backend/shared/dynamo"
 	"github.com/screenagent/backend/shared/retention/expiry"
 	"github.com/screenagent/backend/shared/search"
 )
@@ -52,6 +52,14 @@ type resultItem struct {
 	Score   float64 `dynamodbav:"score"`
 }
 
+func recordOf(r search.Item) resultItem {
+	return resultItem{Title: r.Title, URL: r.URL, Content: r.Content, Score: r.Score}
+}
+
+func resultOf(r resultItem) search.Item {
+	return search.Item{Title: r.Title, URL: r.URL, Content: r.Content, Score: r.Score}
+}
+
 type item struct {
 	PK          string       `dynamodbav:"PK"`
 	SK          string       `dynamodbav:"SK"`
@@ -76,10 +84,7 @@ func (s *Store) Get(ctx context.Context, tenantID, key string) (search.Results, 
 	}
 	out, err := s.client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(s.table),
-		Key: map[string]types.AttributeValue{
-			"PK": &types.AttributeValueMemberS{Value: partitionKey(tenantID, key)},
-			"SK": &types.AttributeValueMemberS{Value: sortKey},
-		},
+		Key:       dynamo.Key(partitionKey(tenantID, key), sortKey),
 	})
 	if err != nil {
 		return search.Results{}, false, fmt.Errorf("get search results: %w", err)
@@ -94,11 +99,7 @@ func (s *Store) Get(ctx context.Context, tenantID, key string) (search.Results, 
 	if it.ExpiresAt <= s.Now().Unix() {
 		return search.Results{}, false, nil
 	}
-	r := search.Results{Query: it.Query, Scope: search.Scope(it.Scope), Domain: it.Domain, Items: make([]search.Item, len(it.Results))}
-	for i, res := range it.Results {
-		r.Items[i] = search.Item{Title: res.Title, URL: res.URL, Content: res.Content, Score: res.Score}
-	}
-	return r, true, nil
+	return search.Results{Query: it.Query, Scope: search.Scope(it.Scope), Domain: it.Domain, Items: dynamo.Convert(it.Results, resultOf)}, true, nil
 }
 
 // Put stores the tenant's results under key until expiresAt, replacing what was there.
@@ -109,13 +110,11 @@ func (s *Store) Put(ctx context.Context, tenantID, key string, r search.Results,
 	pk := partitionKey(tenantID, key)
 	it := item{
 		PK: pk, SK: sortKey, TenantID: tenantID, Query: r.Query, Scope: string(r.Scope), Domain: r.Domain,
-		Results:   make([]resultItem, len(r.Items)),
+		// An empty list, never a null one, as every item so far was written.
+		Results:   append([]resultItem{}, dynamo.Convert(r.Items, recordOf)...),
 		CreatedAt: s.Now().UTC().Format(time.RFC3339Nano), ExpiresAt: expiresAt.Unix(),
 	}
 	it.RetentionPK, it.RetentionSK = expiry.Keys(pk, expiresAt)
-	for i, res := range r.Items {
-		it.Results[i] = resultItem{Title: res.Title, URL: res.URL, Content: res.Content, Score: res.Score}
-	}
 	av, err := attributevalue.MarshalMap(it)
 	if err != nil {
 		return fmt.Errorf("write search results: %w", err)

@@ -3,6 +3,8 @@ package searchdb
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,6 +102,12 @@ func TestStoreItemLayout(t *testing.T) {
 	})
 	if err != nil || out.Item == nil {
 		t.Fatalf("item %s / SEARCH: %v (found %v)", pk, err, out != nil && out.Item != nil)
+	}
+	// What is stored: items already in the table must still read, so the attribute names change
+	// only with a migration.
+	want := strings.Fields("PK RetentionPK RetentionSK SK createdAt domain expiresAt query results results[] results[].content results[].score results[].title results[].url scope tenantId")
+	if got := dynamotest.AttributeNames(out.Item); !slices.Equal(got, want) {
+		t.Errorf("the item is stored as %v, want %v", got, want)
 	}
 	wantPK, wantSK := expiry.Keys(pk, exp)
 	str := func(name string) string {

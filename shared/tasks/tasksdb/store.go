@@ -31,7 +31,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -303,8 +302,7 @@ func (s *Store) FailTask(ctx context.Context, task tasks.Task, reason string) er
 			":expected": &types.AttributeValueMemberN{Value: fmt.Sprint(task.StepCount)},
 		},
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if dynamo.ConditionFailed(err) {
 		return tasks.ErrConflict
 	}
 	if err != nil {
@@ -370,8 +368,7 @@ func (s *Store) ClaimIdempotency(ctx context.Context, tenantID, key, requestHash
 		ConditionExpression:       aws.String("attribute_not_exists(PK) OR expiresAt <= :now"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":now": &types.AttributeValueMemberN{Value: fmt.Sprint(now.Unix())}},
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
+	if dynamo.ConditionFailed(err) {
 		return tasks.ErrIdempotencyRace
 	}
 	if err != nil {
@@ -390,8 +387,7 @@ func (s *Store) ReleaseIdempotency(ctx context.Context, tenantID, key, claimID s
 			":true": &types.AttributeValueMemberBOOL{Value: true}, ":claim": &types.AttributeValueMemberS{Value: claimID},
 		},
 	})
-	var ccf *types.ConditionalCheckFailedException
-	if err != nil && !errors.As(err, &ccf) {
+	if err != nil && !dynamo.ConditionFailed(err) {
 		return fmt.Errorf("release idempotency claim: %w", err)
 	}
 	return nil
@@ -604,8 +600,7 @@ func (s *Store) AlignSteps(ctx context.Context, tenantID, taskID string) error {
 			ConditionExpression:       aws.String("attribute_exists(PK)"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":exp": exp},
 		})
-		var ccf *types.ConditionalCheckFailedException
-		if err != nil && !errors.As(err, &ccf) {
+		if err != nil && !dynamo.ConditionFailed(err) {
 			return fmt.Errorf("extend step %d of task %s: %w", it.StepIndex, taskID, err)
 		}
 	}
