@@ -92,8 +92,6 @@ type Page struct {
 	info      []elemInfo  // parallel to elements
 	byID      map[int]int // id → index of its first element
 	texts     []string    // plain text runs outside elements with ids, in document order
-	textChars int         // runes in texts
-	domChars  int         // runes in the DOM as received
 	title     string      // <title>, else the first <h1>
 
 	// The tree of the page in document order: nodes[0] is the root, every node's parent
@@ -167,32 +165,6 @@ func (p *Page) Texts() []string { return p.texts }
 
 // Title returns the page's <title>, else its first <h1>, else "".
 func (p *Page) Title() string { return p.title }
-
-// Counts are the sizes of a page.
-type Counts struct {
-	Elements  int // elements with ids
-	Buttons   int
-	Inputs    int
-	Links     int
-	TextChars int // runes of plain text outside elements
-	DOMChars  int // runes of the DOM as received
-}
-
-// Counts returns the page's sizes.
-func (p *Page) Counts() Counts {
-	c := Counts{Elements: len(p.elements), TextChars: p.textChars, DOMChars: p.domChars}
-	for _, e := range p.elements {
-		switch e.Kind() {
-		case KindButton:
-			c.Buttons++
-		case KindInput:
-			c.Inputs++
-		case KindLink:
-			c.Links++
-		}
-	}
-	return c
-}
 
 // Nodes returns the page's tree in document order: Nodes()[0] is the root, and every node's
 // parent comes before it. Callers must not modify it.

@@ -113,7 +113,6 @@ func rankOf(names []string) map[string]int {
 // definitions ("T1: <div>…</div>" lines and {T1(…)} calls) are expanded first so that
 // elements inside templates keep their ids.
 func Parse(dom string) *Page {
-	chars := utf8.RuneCountInString(dom)
 	if !utf8.ValidString(dom) {
 		dom = strings.ToValidUTF8(dom, "\uFFFD")
 	}
@@ -121,7 +120,7 @@ func Parse(dom string) *Page {
 	// Sized from the markup up front: growing these slices costs more than parsing.
 	tags, ids := strings.Count(dom, "<"), strings.Count(dom, "id=")
 	p := &parser{
-		page:      &Page{byID: make(map[int]int, ids), domChars: chars, elements: make([]Element, 0, ids), info: make([]elemInfo, 0, ids)},
+		page:      &Page{byID: make(map[int]int, ids), elements: make([]Element, 0, ids), info: make([]elemInfo, 0, ids)},
 		openCount: make([]int32, len(tagTable)+1), openOther: map[string]int{},
 		accs: make([]textAcc, 0, ids), nodes: make([]Node, 0, tags+1), tbuf: make([]byte, 0, len(dom)/4),
 	}
@@ -734,7 +733,6 @@ func (p *parser) flushRun() {
 		return
 	}
 	p.page.texts = append(p.page.texts, t)
-	p.page.textChars += utf8.RuneCountInString(t)
 }
 
 func (p *parser) finish() {

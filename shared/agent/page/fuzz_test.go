@@ -31,7 +31,6 @@ func FuzzRender(f *testing.F) {
 		p := pagemodel.Parse(dom)
 		r := Render(p, Options{Query: query, Budget: int(budget), Previous: pagemodel.Parse(prev)})
 		checkRendered(t, p, r, int(budget))
-		checkSummary(t, Summary(p))
 		for _, o := range Overlays(p) {
 			if o.DismissID >= 0 && !p.HasElement(o.DismissID) {
 				t.Fatalf("overlay %+v: dismiss id is no element", o)

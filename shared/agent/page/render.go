@@ -634,3 +634,10 @@ func cutRunes(s string, n int) string {
 	}
 	return s[:i] + "…"
 }
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return thousands(n) + " " + noun + "s"
+}
