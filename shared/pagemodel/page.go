@@ -88,11 +88,11 @@ func (e Element) Kind() Kind {
 
 // Page is a parsed DOM.
 type Page struct {
-	elements  []Element
-	info      []elemInfo  // parallel to elements
-	byID      map[int]int // id → index of its first element
-	texts     []string    // plain text runs outside elements with ids, in document order
-	title     string      // <title>, else the first <h1>
+	elements []Element
+	info     []elemInfo  // parallel to elements
+	byID     map[int]int // id → index of its first element
+	texts    []string    // plain text runs outside elements with ids, in document order
+	title    string      // <title>, else the first <h1>
 
 	// The tree of the page in document order: nodes[0] is the root, every node's parent
 	// comes before it, and a text node's text is tbuf[Start:End].
