@@ -263,3 +263,43 @@ func TestAPasswordTheTaskGivesIsReplayedFromTheTasksText(t *testing.T) {
 		t.Errorf("repeat's typing = %+v (cache %q, %d LLM calls), want the password read from the task's text, from the cache", r.Tool, r.Metrics.Cache, f.llm.Calls())
 	}
 }
+
+func TestAValueTheUserAnsweredIsTypedByTheModelOnARepeat(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newCachedFixture(t)
+	home, product := shopPages("a-")
+	// play asks the user for a colour, opens the product, goes back home and searches for it.
+	play := func(colour string) []runs.StepResponse {
+		start, err := f.svc.Start(ctx, runs.StartRequest{TenantID: "ten-a", UserID: "u-1", Task: teapotTask, Mode: runs.ModeAutonomous})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []runs.StepResponse{f.step(t, start.RunID, nil, nil), f.step(t, start.RunID, home, success)}
+		if _, err := f.svc.Answer(ctx, runs.AnswerRequest{TenantID: "ten-a", UserID: "u-1", RunID: start.RunID, Approved: true, Answer: colour}); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []*runs.Snapshot{home, product, home, home} {
+			out = append(out, f.step(t, start.RunID, p, success))
+		}
+		return out
+	}
+	f.llm.Reply(`{"type":"ask_user","question":"Which colour?","thought":"Two teapots."}`)
+	f.llm.Reply(toolCall("click", `{"id":"a-1"}`))
+	f.llm.Reply(toolCall("click", `{"id":"a-4"}`))
+	f.llm.Reply(toolCall("type", `{"id":"a-2","text":"Green teapot"}`))
+	f.llm.Reply(`{"type":"final","answer":"Searched.","thought":"Done."}`)
+	play("Green")
+	f.llm.Reply(`{"type":"ask_user","question":"Which colour?","thought":"Two teapots."}`)
+	f.llm.Reply(toolCall("click", `{"id":"a-1"}`))
+	f.llm.Reply(toolCall("type", `{"id":"a-2","text":"Blue teapot"}`))
+	got := play("Blue")
+	var caches []string
+	for _, r := range got[1:] {
+		caches = append(caches, r.Metrics.Cache)
+	}
+	typed := got[4]
+	if want := []string{"miss", "miss", "hit", "miss", "hit"}; !equal(caches, want) || typed.Tool == nil || typed.Tool.Parameters["text"] != "Blue teapot" {
+		t.Errorf("repeat = %q typing %+v, want %q with the colour the user gave this time", caches, typed.Tool, want)
+	}
+}
