@@ -271,13 +271,9 @@ func (t *Turn) dropReplayed(ctx context.Context, failed bool) {
 
 // LastServed reports whether the last step of a task's trail came from the cache: an engine that
 // runs an approved action apart from the step that was held (the run API's answer) says so.
-func LastServed(trail []byte) bool {
-	var tr struct {
-		Steps []struct {
-			Served bool `json:"served"`
-		} `json:"steps"`
-	}
-	if json.Unmarshal(trail, &tr) != nil || len(tr.Steps) == 0 {
+func LastServed(b []byte) bool {
+	var tr trail
+	if json.Unmarshal(b, &tr) != nil || len(tr.Steps) == 0 {
 		return false
 	}
 	return tr.Steps[len(tr.Steps)-1].Served
@@ -743,10 +739,11 @@ func holes(steps []Step) int {
 }
 
 // Log writes what the cache did for the step, and what it learned when the task ended, as a
-// debug line: why a step missed is the first thing to read when a repeat calls the model.
+// debug line: why a step missed is the first thing to read when a repeat calls the model. A
+// reason that quotes an engine's error is redacted of the task's typed secrets.
 func (t *Turn) Log(ctx context.Context, l *slog.Logger) {
 	o := t.Outcome()
-	attrs := []any{"status", o.Status, "reason", o.Reason, "dropped", o.Dropped}
+	attrs := []any{"status", o.Status, "reason", t.redact(o.Reason), "dropped", o.Dropped}
 	if t.learned != "" {
 		attrs = append(attrs, "learned", t.learned)
 	}

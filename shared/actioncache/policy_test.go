@@ -1,7 +1,10 @@
 package actioncache_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/screenagent/backend/shared/actioncache"
@@ -178,5 +181,20 @@ func TestAStepTheEngineDecidesWithoutTheCacheKeepsTheTaskOnItsPath(t *testing.T)
 	}
 	if want := []string{"hit", "miss", "hit", "hit"}; !equal(got, want) {
 		t.Errorf("repeat = %v, want %v: the engine's own question is the run's step", got, want)
+	}
+}
+
+func TestTheDebugLineMasksTheTasksTypedSecrets(t *testing.T) {
+	t.Parallel()
+	const password = "Hunter2-x"
+	ctx := context.Background()
+	c, _, _ := newCache(t)
+	mask := func(s string) string { return strings.ReplaceAll(s, password, "••••••") }
+	turn := c.Open(ctx, actioncache.Open{TenantID: "ten-a", TaskID: "t1", Task: task, URL: home, Page: pagemodel.Parse(homeDOM), Redact: mask})
+	turn.Reject(`the cached action is not valid on the page: setValue(2, "` + password + `") refused`)
+	var buf bytes.Buffer
+	turn.Log(ctx, slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	if line := buf.String(); strings.Contains(line, password) || !strings.Contains(line, "not valid on the page") {
+		t.Errorf("debug line = %s, want the reason with the password masked", line)
 	}
 }
