@@ -739,11 +739,10 @@ func holes(steps []Step) int {
 }
 
 // Log writes what the cache did for the step, and what it learned when the task ended, as a
-// debug line: why a step missed is the first thing to read when a repeat calls the model. A
-// reason that quotes an engine's error is redacted of the task's typed secrets.
+// debug line: why a step missed is the first thing to read when a repeat calls the model.
 func (t *Turn) Log(ctx context.Context, l *slog.Logger) {
 	o := t.Outcome()
-	attrs := []any{"status", o.Status, "reason", t.redact(o.Reason), "dropped", o.Dropped}
+	attrs := []any{"status", o.Status, "reason", o.Reason, "dropped", o.Dropped}
 	if t.learned != "" {
 		attrs = append(attrs, "learned", t.learned)
 	}
@@ -770,6 +769,8 @@ func newRevision() string {
 
 // Reject turns an offered action into a miss: the engine's own checks refused it.
 func (t *Turn) Reject(reason string) {
-	t.outcome = Outcome{Status: Miss, Reason: reason}
+	// The engine's reason may quote the action, and a replayed action may type a password the
+	// task gives: the outcome goes to the log line, the debug entry and debugInfo.
+	t.outcome = Outcome{Status: Miss, Reason: t.redact(reason)}
 	t.aligned = -1
 }

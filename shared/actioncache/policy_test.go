@@ -184,7 +184,7 @@ func TestAStepTheEngineDecidesWithoutTheCacheKeepsTheTaskOnItsPath(t *testing.T)
 	}
 }
 
-func TestTheDebugLineMasksTheTasksTypedSecrets(t *testing.T) {
+func TestARejectionsReasonIsMaskedOfTheTasksTypedSecrets(t *testing.T) {
 	t.Parallel()
 	const password = "Hunter2-x"
 	ctx := context.Background()
@@ -194,7 +194,10 @@ func TestTheDebugLineMasksTheTasksTypedSecrets(t *testing.T) {
 	turn.Reject(`the cached action is not valid on the page: setValue(2, "` + password + `") refused`)
 	var buf bytes.Buffer
 	turn.Log(ctx, slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	if o := turn.Outcome(); strings.Contains(o.Reason, password) {
+		t.Errorf("outcome = %+v, want the password masked (it reaches debugInfo and the debug entry)", o)
+	}
 	if line := buf.String(); strings.Contains(line, password) || !strings.Contains(line, "not valid on the page") {
-		t.Errorf("debug line = %s, want the reason with the password masked", line)
+		t.Errorf("debug line = %s, want the rejection's reason with the password masked", line)
 	}
 }
