@@ -126,6 +126,7 @@ func BuildPrompt(in PromptInput) (system, user string) {
 	writeKnowledge(&b, in.Knowledge)
 	b.WriteString("\nCurrent page:\n")
 	b.WriteString(trust.Block(trust.PageContent, in.Page) + "\n")
+	b.WriteString(trust.MaskNote(b.String()))
 	b.WriteString("\nWhat is the next action?")
 	return systemPrompt(in.Grammar, in.Careful), b.String()
 }

@@ -23,6 +23,9 @@ type ActionCache interface {
 // state facts of its page, so none is replayed.
 const cacheThought = "This step repeats a verified step of an earlier run of the same task on the same page (action cache)."
 
+// cacheModel is the model name a step served from the cache records.
+const cacheModel = "action-cache"
+
 // cacheTurn is the cache's part in one step, with the snapshot as the cache sees it.
 type cacheTurn struct {
 	turn *actioncache.Turn
@@ -126,7 +129,7 @@ func (s *Service) fromCache(ctx context.Context, c *cacheTurn, batch bool, held 
 	if !ok {
 		return decision{}, false
 	}
-	d := decision{model: "action-cache", reply: Reply{Thought: cacheThought}}
+	d := decision{model: cacheModel, reply: Reply{Thought: cacheThought}}
 	if act.Kind == actioncache.Completes && len(act.Rest) == 0 {
 		d.reply.Type, d.reply.Answer = ReplyFinal, act.Answer
 		return d, true

@@ -95,6 +95,7 @@ func buildPrompt(in promptInput) (system, user string) {
 	}
 	b.WriteString("\nCURRENT PAGE:\n")
 	writePage(&b, in.Page)
+	b.WriteString(trust.MaskNote(b.String()))
 	b.WriteString("\nRespond with ONLY valid JSON.")
 	return systemFor(in), b.String()
 }
@@ -127,7 +128,19 @@ func systemFor(in promptInput) string {
 	return system
 }
 
+// historyAction is the step's call as the history shows it, saying so when the server, not the
+// model, chose it.
 func historyAction(e Entry) string {
+	switch {
+	case e.Model == cacheModel:
+		return chosenCall(e) + ", taken by the server from a verified earlier run of this task on this page (action cache), not chosen by you"
+	case e.StepNumber == 1 && e.Action == ToolObserve && e.Model == "" && e.UserAnswer == nil:
+		return "observe, sent by the server to see the page first"
+	}
+	return chosenCall(e)
+}
+
+func chosenCall(e Entry) string {
 	switch {
 	case e.Action == ToolAskUser && e.Tool != nil:
 		// The server asked, not the model: its security check held the model's call.

@@ -22,7 +22,7 @@ func TestBuildPrompt(t *testing.T) {
 
 	for _, want := range []string{
 		"TASK: \"Find pricing information\"\n\nRECENT HISTORY:\n(2 earlier steps not shown)\n",
-		"Step 1: observe → \"Success\"\n",
+		"Step 1: observe, sent by the server to see the page first → \"Success\"\n",
 		// A warning of autonomous mode is the record's, not the model's: it was sent, nothing was held.
 		`Step 2: click {"id":"agent-1"} → "Clicked button"` + "\n",
 		`Step 3: click {"id":"agent-9"}, held by the server's security check, which asked the user "⚠️ Security check: Attempting to click 'Pay Now'. Proceed?" → "The user approved. Their answer: use the saved card"` + "\n",
@@ -107,5 +107,30 @@ func TestPromptKeepsForgeriesInside(t *testing.T) {
 	}
 	if n := strings.Count(user, pageClose); n != 1 {
 		t.Errorf("the prompt closes the page %d times, want once:\n%s", n, user)
+	}
+}
+
+func TestTheHistorySaysWhichStepsTheServerChose(t *testing.T) {
+	t.Parallel()
+	click := &Tool{Name: "click", ID: "agent-3"}
+	for _, tc := range []struct {
+		name  string
+		entry Entry
+		want  string
+	}{
+		{"the first look without a page", Entry{StepNumber: 1, Action: ToolObserve, Tool: &Tool{Name: ToolObserve}}, "observe, sent by the server to see the page first"},
+		{"a step from the action cache", Entry{StepNumber: 2, Action: "click", Tool: click, Model: cacheModel}, "taken by the server from a verified earlier run of this task on this page (action cache), not chosen by you"},
+		{"the model's own step", Entry{StepNumber: 2, Action: "click", Tool: click, Model: "test-model"}, "Step 2: click"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, user := buildPrompt(promptInput{Task: "t", History: []Entry{tc.entry}, Results: []*Result{{Success: true}}, Page: &Snapshot{URL: "https://a.example/"}})
+			if !strings.Contains(user, tc.want) {
+				t.Errorf("prompt lacks %q:\n%s", tc.want, user)
+			}
+			if tc.entry.Model == "test-model" && strings.Contains(user, "by the server") {
+				t.Errorf("the model's own step is said to be the server's:\n%s", user)
+			}
+		})
 	}
 }

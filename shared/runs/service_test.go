@@ -90,7 +90,7 @@ func TestStepFlowToFinish(t *testing.T) {
 		r2.Metrics.PromptTokens != 100 || r2.Metrics.LLMAttempts != 1 {
 		t.Fatalf("step 2 = %+v, want click agent-1 at step 2 with its usage", r2)
 	}
-	if u := f.llm.Requests()[0].User(); !strings.Contains(u, "TASK: \"Find pricing information\"") || !strings.Contains(u, "Step 1: observe → \"Success\"") || !strings.Contains(u, `[agent-1] a text="Pricing"`) {
+	if u := f.llm.Requests()[0].User(); !strings.Contains(u, "TASK: \"Find pricing information\"") || !strings.Contains(u, "Step 1: observe, sent by the server to see the page first → \"Success\"") || !strings.Contains(u, `[agent-1] a text="Pricing"`) {
 		t.Errorf("second step's prompt lacks the task, step 1 or the page:\n%s", u)
 	}
 	r3 := f.step(t, id, nil, &runs.Result{Success: true, Message: "Clicked successfully"})

@@ -6,11 +6,21 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
 // Mask stands for a secret's value wherever the value would be shown, stored or logged.
 const Mask = "••••••"
+
+// MaskNote is the line a prompt that shows Mask adds, so that a model reading the history does
+// not take the mask for what was typed ("" when the prompt shows none).
+func MaskNote(prompt string) string {
+	if !strings.Contains(prompt, Mask) {
+		return ""
+	}
+	return "\n" + Mask + " in this prompt stands for a secret value (a password, a code) that the server hides from you; an action shown typing it typed the real value.\n"
+}
 
 // MinRedacted is the shortest typed secret whose echoes are redacted: shorter values (a
 // one-digit answer) would mask ordinary text everywhere. Such a value is still masked in the

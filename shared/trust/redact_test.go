@@ -113,3 +113,18 @@ func TestCheckSecretUse(t *testing.T) {
 		}
 	}
 }
+
+func TestMaskNoteExplainsTheMaskOnlyWhereItStands(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		prompt string
+		want   bool
+	}{
+		{`Step 1: setValue(4, "` + Mask + `")`, true},
+		{`Step 1: click(4)`, false},
+	} {
+		if got := MaskNote(tc.prompt); (got != "") != tc.want || tc.want && !strings.Contains(got, "secret value") {
+			t.Errorf("MaskNote(%q) = %q, want a note: %v", tc.prompt, got, tc.want)
+		}
+	}
+}
